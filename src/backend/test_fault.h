@@ -1,0 +1,35 @@
+// backend/test_fault.h: PARITY_TEST_FAULT=<stage>:<action>, a test-only hook that makes a worker
+// fail at a chosen stage, so tests (and users checking their own integration) can prove that
+// every failure becomes a typed error and never takes the parent down.
+//
+// Actions: segv (SIGSEGV), abort (SIGABRT), hang (sleep forever), null (the guarded creation at
+// that stage receives a null object / failed status), oom (allocate until allocation fails).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "parity/error.h"
+#include "parity/result.h"
+
+namespace parity::backend {
+
+enum class FaultAction { segv, abort, hang, null_result, oom };
+
+struct TestFault {
+  Stage stage = Stage::none;
+  FaultAction action = FaultAction::segv;
+};
+
+// Parses "create-session:segv". Bad specs are a bad_input Error (never silently ignored).
+Result<TestFault> parse_test_fault(std::string_view spec);
+// Reads PARITY_TEST_FAULT; nullopt when unset or empty.
+Result<std::optional<TestFault>> test_fault_from_env();
+
+// Performs segv/abort/hang/oom when `fault` targets `stage`; returns normally otherwise
+// (and for null_result, which the guarded creation point handles via wants_null()).
+void trigger_test_fault(const std::optional<TestFault>& fault, Stage stage);
+bool wants_null(const std::optional<TestFault>& fault, Stage stage);
+
+}  // namespace parity::backend

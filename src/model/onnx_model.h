@@ -1,0 +1,54 @@
+// model/onnx_model.h: reading an ONNX file and describing its interface.
+//
+// The only module that includes protobuf/ONNX headers; everything it returns is a plain Parity
+// type. Malformed input (missing file, not ONNX, truncated protobuf) is an Error of kind
+// bad_input or io at Stage::load_model, never a crash.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "parity/dtype.h"
+#include "parity/result.h"
+
+namespace parity::model {
+
+// One dimension of a declared shape: a fixed size, a symbolic name ("batch"), or unknown.
+struct Dim {
+  int64_t value = -1;  // >= 0 when fixed
+  std::string symbol;  // non-empty when symbolic
+  bool is_fixed() const { return value >= 0; }
+};
+
+struct ValueInfo {
+  std::string name;
+  DType dtype = DType::undefined;
+  bool has_shape = false;  // false: the model declares no shape at all (rank unknown)
+  std::vector<Dim> dims;
+};
+
+struct ModelInfo {
+  std::filesystem::path path;
+  int64_t ir_version = 0;
+  std::map<std::string, int64_t> opsets;  // domain ("" = ai.onnx) -> version
+  std::string producer;                   // "pytorch 2.1", may be empty
+  std::vector<ValueInfo> inputs;          // graph inputs that are not initializers
+  std::vector<ValueInfo> outputs;
+  std::size_t node_count = 0;             // top-level graph nodes
+  std::map<std::string, int> op_counts;   // op_type -> count (top level)
+  bool has_control_flow = false;          // If/Loop/Scan present at top level
+  std::uintmax_t file_bytes = 0;
+};
+
+// Reads and parses `path`, checks it is a plausible ONNX model (has a graph, typed inputs and
+// outputs), and describes it. Thread-safe; keeps nothing open.
+Result<ModelInfo> inspect_model(const std::filesystem::path& path);
+
+// Same, from bytes already in memory (used by the fuzzer; `origin` names them in messages).
+Result<ModelInfo> inspect_model_bytes(const std::string& bytes, const std::string& origin);
+
+}  // namespace parity::model
