@@ -22,7 +22,25 @@ struct TensorStats {
   std::vector<double> channel_mean;
 };
 
+// One pass over `t` in double precision. mean/std/min/max (and each channel_mean) are NaN when
+// there is no finite element to average, so an all-NaN output never reads as a black image;
+// fractions are 0 for an empty tensor. std is the population standard deviation (divide by n).
+// Non-numeric tensors (string, complex) give default stats.
 TensorStats compute_stats(const Tensor& t);
+
+// Relative errors are measured against max(|e|, kMaxRelFloor): below 1e-6 in magnitude a
+// reference element is noise for float32 outputs (absolute error is what atol judges there), and
+// a tiny floor like 1e-12 turns every exact 0 in the reference into a 1e8-sized max_rel.
+inline constexpr double kMaxRelFloor = 1e-6;
+
+// Image-like: 4-D with 1 or 3 channels on axis 1 (NCHW). These outputs get psnr.
+bool is_image_like(const Shape& shape);
+
+// Width of the class axis when a tensor of this dtype and shape holds class scores, else 0:
+// a float tensor of rank >= 2 whose last dimension is in [2, 100000], except image-like shapes
+// (their last axis is a pixel row). Rows are all leading dimensions flattened: [N, C] gives N
+// rows, [1, T, V] gives T per-token rows. These outputs get top1_agree (and top5_agree when C > 5).
+int64_t class_score_width(DType dtype, const Shape& shape);
 
 // Comparison of `actual` with `expected` of the same shape.
 struct Comparison {
@@ -37,6 +55,9 @@ struct Comparison {
   int64_t nan_mismatch = 0;  // elements where exactly one side is NaN, or Inf of different sign
   int64_t elements_over_tol = 0;  // elements violating |a - e| <= atol + rtol*|e|
   int64_t worst_index = -1;  // flat index of max_abs
+  // Elements where both sides are finite: the population of max_abs..psnr (0 when shapes differ
+  // in element count, where nothing is compared).
+  int64_t finite_pairs = 0;
 };
 
 // Tolerance of one output: |a - e| <= atol + rtol * |e| element-wise (numpy.allclose rule).
@@ -53,6 +74,22 @@ struct Tolerance {
 Tolerance default_tolerance(DType dtype);
 
 // Compares `actual` with `expected` under `tol`. Shapes and dtypes must already match.
+// Contract details (one pass, double precision, no tensor-sized temporaries):
+// - Differing dtypes are still compared by value (float16 output vs float32 reference); judge()
+//   reports the dtype rule. Differing element counts compare nothing (finite_pairs == 0).
+// - NaN == NaN and Inf == Inf of the same sign count as equal; every other non-finite pairing is
+//   a nan_mismatch and also counts in elements_over_tol.
+// - Integer outputs of the same dtype under atol == rtol == 0 (the default) compare their bits,
+//   so int64 values beyond 2^53 are still exact; a nonzero tolerance uses the numpy rule.
+// - worst_index is the first element reaching max_abs; -1 when no finite pair differs (except
+//   bit-exact integers differing below double resolution: then the first differing element).
+// - cosine/pearson run over the finite pairs; pearson is absent when either side is constant.
+// - psnr = 10*log10(range^2 / mse) with range 1.0 when every finite reference value lies in
+//   [0, 1], else the reference's max - min; absent when that range is 0.
+// - top1_agree: fraction of rows (see class_score_width) whose argmax agrees; top5_agree: fraction
+//   of rows whose reference argmax is among the actual's top 5. NaN ranks highest, as in
+//   numpy.argmax; ties go to the lower index.
+// - String tensors count differing elements in elements_over_tol.
 Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const Tolerance& tol);
 
 enum class Verdict { match, mismatch };

@@ -16,8 +16,8 @@ namespace parity {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}          // NOLINT: implicit by design
-  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}     // NOLINT: implicit by design
+  Result(T val) : v_(std::in_place_index<0>, std::move(val)) {}          // NOLINT: implicit by design
+  Result(Error err) : v_(std::in_place_index<1>, std::move(err)) {}     // NOLINT: implicit by design
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,16 +24,16 @@ using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 // Everything needed to set a backend up. Serialised to JSON for the worker (isolate/protocol).
 struct BackendSpec {
-  std::string label;           // name in reports: "cpu", "webgpu", "ort129"; unique per run
-  std::string ep;              // short lowercase EP name: "cpu", "webgpu", "cuda", "xnnpack", ...
-  std::string ort_lib;         // path of libonnxruntime.so; empty = the bundled default
-  std::string opt_level = "all";  // all | extended | basic | disabled
-  bool allow_fallback = true;  // false sets session.disable_cpu_ep_fallback=1
-  KeyValues provider_options;  // passed to the EP verbatim
-  KeyValues session_config;    // AddSessionConfigEntry pairs
+  std::string label;                    // name in reports: "cpu", "webgpu", "ort129"; unique per run
+  std::string ep;                       // short lowercase EP name: "cpu", "webgpu", "cuda", "xnnpack", ...
+  std::string ort_lib;                  // path of libonnxruntime.so; empty = the bundled default
+  std::string opt_level = "all";        // all | extended | basic | disabled
+  bool allow_fallback = true;           // false sets session.disable_cpu_ep_fallback=1
+  KeyValues provider_options;           // passed to the EP verbatim
+  KeyValues session_config;             // AddSessionConfigEntry pairs
   std::string webgpu_adapter = "auto";  // auto | system | swiftshader | PATH to a Vulkan ICD json
-  int intra_op_threads = 0;    // 0 = ORT default
-  bool count_nodes = true;     // profile one run to count nodes per provider
+  int intra_op_threads = 0;             // 0 = ORT default
+  bool count_nodes = true;              // profile one run to count nodes per provider
 };
 
 struct RunRequest {
@@ -44,12 +45,12 @@ struct RunRequest {
 
 struct RunResult {
   std::vector<NamedTensor> outputs;
-  std::string runtime_version;  // "1.30.0"
-  std::string adapter;          // e.g. "SwiftShader Device (Subzero) [vulkan, cpu]"; empty for cpu
-  int64_t nodes_on_backend = -1;  // kernels the named EP ran in the profiled run; -1 unknown
-  int64_t nodes_on_cpu = -1;      // kernels that fell back to the CPU EP; -1 unknown
-  double create_ms = 0;           // session creation wall time
-  double run_ms = 0;              // measured run wall time
+  std::string runtime_version;     // "1.30.0"
+  std::string adapter;             // e.g. "SwiftShader Device (Subzero) [vulkan, cpu]"; empty for cpu
+  int64_t nodes_on_backend = -1;   // kernels the named EP ran in the profiled run; -1 unknown
+  int64_t nodes_on_cpu = -1;       // kernels that fell back to the CPU EP; -1 unknown
+  double create_ms = 0;            // session creation wall time
+  double run_ms = 0;               // measured run wall time
   std::vector<std::string> notes;  // informational lines for the report ("adapter chosen by auto")
 };
 
@@ -67,7 +68,14 @@ class Backend {
 using BackendFactory = std::function<Result<std::unique_ptr<Backend>>(const BackendSpec&)>;
 
 // Registry keyed by EP family: "ort" handles every ONNX Runtime EP; "web-*" names come later.
-// Returns an unavailable Error for an unknown EP name, listing the known ones in the hint.
+// Returns an unavailable Error for an EP name no family claims, listing the families in the hint.
+// The ORT family claims every name for now, so an EP the library lacks (or a misspelt one) fails
+// at Stage::append_provider, whose hint lists the EPs that library has. Empty ep: bad_input.
 Result<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec);
+
+// Short EP names Parity knows how to attach ("cpu", "webgpu", "cuda", ...). Whether the loaded
+// library really has one is only known at run time (ort::list_available_eps).
+std::vector<std::string> known_ep_names();
+bool is_known_ep(std::string_view ep);
 
 }  // namespace parity::backend

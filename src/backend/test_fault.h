@@ -3,7 +3,11 @@
 // every failure becomes a typed error and never takes the parent down.
 //
 // Actions: segv (SIGSEGV), abort (SIGABRT), hang (sleep forever), null (the guarded creation at
-// that stage receives a null object / failed status), oom (allocate until allocation fails).
+// that stage receives a null object / failed status), oom (allocate until allocation fails, then
+// the guarded creation at that stage fails as out of memory). oom is meant for a worker under a
+// memory limit: without one the kernel's OOM killer ends the process instead.
+//
+// Stage names are the kebab-case ones of parity/error.h; snake_case is accepted too.
 #pragma once
 
 #include <optional>
@@ -28,7 +32,8 @@ Result<TestFault> parse_test_fault(std::string_view spec);
 Result<std::optional<TestFault>> test_fault_from_env();
 
 // Performs segv/abort/hang/oom when `fault` targets `stage`; returns normally otherwise
-// (and for null_result, which the guarded creation point handles via wants_null()).
+// (and for null_result and after oom's allocation failed: the guarded creation point then
+// fails on purpose, see wants_null()).
 void trigger_test_fault(const std::optional<TestFault>& fault, Stage stage);
 bool wants_null(const std::optional<TestFault>& fault, Stage stage);
 

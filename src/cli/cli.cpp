@@ -1,14 +1,39 @@
 #include "cli/cli.h"
 
 #include <cstdio>
+#include <vector>
+
+#include "cli/verb.h"
+#include "parity/version.h"
 
 namespace parity::cli {
+namespace {
+
+std::vector<Verb> verb_table() { return {probe_verb(), worker_verb()}; }
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  (void)argc;
-  (void)argv;
-  std::puts("parity: under construction");
-  return 0;
+  CLI::App app{"parity: run ONNX models across execution backends and prove the outputs are right", "parity"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(kParityVersion));
+  app.footer("Run 'parity VERB --help' for a verb's options. Docs: docs/<verb>.md");
+  std::vector<Verb> verbs = verb_table();
+  std::vector<std::pair<CLI::App*, VerbRunner>> runners;
+  for (auto& v : verbs) {
+    CLI::App* cmd = app.add_subcommand(std::string(v.name), std::string(v.summary));
+    if (v.hidden) cmd->group("");
+    runners.emplace_back(cmd, v.define(*cmd));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help or the error; never exits the process
+    return e.get_exit_code() == 0 ? kExitOk : (code == 0 ? kExitOk : kExitUsage);
+  }
+  for (auto& [cmd, runner] : runners)
+    if (cmd->parsed()) return runner();
+  return kExitUsage;
 }
 
 }  // namespace parity::cli

@@ -1,0 +1,407 @@
+#include "backend/ort/ort_backend.h"
+
+#include <stdlib.h>  // mkdtemp
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <new>
+
+#include "backend/ort/ort_api.h"
+#include "backend/ort/ort_guard.h"
+#include "backend/ort/ort_library.h"
+#include "backend/ort/ort_profile.h"
+#include "backend/ort/ort_providers.h"
+#include "backend/ort/ort_tensor.h"
+#include "backend/vulkan_adapter.h"
+
+namespace parity::backend::ort {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// A private temp folder for ORT's profile, removed with everything in it.
+class TempDir {
+ public:
+  static Result<TempDir> create(const OrtGuard& guard) {
+    std::error_code ec;
+    std::string pattern = (fs::temp_directory_path(ec) / "parity-ort-XXXXXX").string();
+    if (ec || mkdtemp(pattern.data()) == nullptr)
+      return guard.error(ErrorKind::io, "cannot create a temporary folder for ORT's profile",
+                         "check TMPDIR, or run without node counting");
+    return TempDir(pattern);
+  }
+  TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+  TempDir& operator=(TempDir&&) = delete;
+  TempDir(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  explicit TempDir(fs::path p) : path_(std::move(p)) {}
+  fs::path path_;
+};
+
+Result<GraphOptimizationLevel> parse_opt_level(const OrtGuard& guard, std::string_view level) {
+  if (level == "all") return ORT_ENABLE_ALL;
+  if (level == "extended") return ORT_ENABLE_EXTENDED;
+  if (level == "basic") return ORT_ENABLE_BASIC;
+  if (level == "disabled") return ORT_DISABLE_ALL;
+  return guard.error(ErrorKind::bad_input, "unknown graph optimization level '" + std::string(level) + "'",
+                     "use all, extended, basic or disabled");
+}
+
+// The providers built into the library, as ORT names them.
+Result<std::vector<std::string>> available_providers(OrtGuard& guard) {
+  const OrtApi* api = guard.api();
+  char** names = nullptr;
+  int count = 0;
+  Status listed =
+      guard.call("GetAvailableProviders", [&] { return api->GetAvailableProviders(&names, &count); });
+  ProviderList list(api, names, count);  // owned before any check
+  PARITY_TRY(listed);
+  PARITY_TRY(guard.require(names, "GetAvailableProviders reported success but returned a null list"));
+  std::vector<std::string> out;
+  for (int i = 0; i < list.size(); ++i)
+    if (list.at(i) != nullptr) out.emplace_back(list.at(i));
+  return out;
+}
+
+// spec.ep as a short name: "WebGPU" and "WebGpuExecutionProvider" both mean "webgpu".
+std::string normalize_ep(std::string_view ep) {
+  if (ep.ends_with("ExecutionProvider")) return short_ep_name(ep);
+  return lowercase(ep);
+}
+
+// The ORT objects of one run, released in reverse order of declaration (session first).
+struct SessionState {
+  Owned<OrtEnv> env;
+  Owned<OrtSessionOptions> options;
+  Owned<OrtSession> session;
+};
+
+class OrtBackend final : public Backend {
+ public:
+  OrtBackend(BackendSpec spec, OrtBackendSeams seams) : spec_(std::move(spec)), seams_(seams) {}
+
+  const BackendSpec& spec() const override { return spec_; }
+
+  Result<RunResult> run(const RunRequest& request, const StageObserver& observe) override {
+    const std::string label = spec_.label.empty() ? spec_.ep : spec_.label;
+    std::optional<TestFault> fault = seams_.fault;
+    if (!fault) {
+      auto from_env = test_fault_from_env();
+      if (!from_env.ok()) {
+        Error e = from_env.error();
+        e.backend = label;
+        return e;
+      }
+      fault = *from_env;
+    }
+    OrtGuard guard(label, fault);
+    // ORT's C API does not throw, but our own copies can run out of memory.
+    try {
+      return run_stages(request, observe, fault, guard);
+    } catch (const std::bad_alloc&) {
+      return guard.error(ErrorKind::oom, "out of memory in Parity's ORT backend");
+    } catch (const std::exception& e) {
+      return guard.error(ErrorKind::internal, std::string("unexpected exception: ") + e.what(),
+                         "a bug in Parity: please report it");
+    }
+  }
+
+ private:
+  Result<RunResult> run_stages(const RunRequest& request, const StageObserver& observe,
+                               const std::optional<TestFault>& fault, OrtGuard& guard) {
+    auto enter = [&](Stage stage) {
+      guard.enter(stage);
+      if (observe) observe(stage);
+      trigger_test_fault(fault, stage);
+    };
+    RunResult result;
+    // Declared before the ORT objects so it outlives them: a session released after a failed run
+    // still writes its profile on the way out, and that file must land in (and go with) this folder.
+    std::optional<TempDir> profile_dir;
+    SessionState state;
+
+    // --- load_library
+    enter(Stage::load_library);
+    PARITY_ASSIGN_OR_RETURN(lib, load_ort_library(spec_.ort_lib, guard));
+    const OrtApi* api = seams_.api != nullptr ? seams_.api : lib->api;
+    guard.set_api(api);
+    result.runtime_version = lib->version;
+    result.notes.push_back("onnxruntime " + lib->version + " (OrtApi " + std::to_string(lib->api_version) +
+                           ") from " + lib->path);
+
+    // --- create_env
+    enter(Stage::create_env);
+    const std::string ep = normalize_ep(spec_.ep);
+    if (ep == "webgpu") {
+      // Must precede CreateEnv: Dawn's instance, and with it the Vulkan driver, is bound to the env.
+      PARITY_ASSIGN_OR_RETURN(choice, select_webgpu_adapter(spec_.webgpu_adapter));
+      result.adapter = choice.adapter;
+      result.notes.push_back(choice.note);
+    }
+    PARITY_ASSIGN_OR_RETURN(level, parse_opt_level(guard, spec_.opt_level));
+    PARITY_ASSIGN_OR_RETURN(env, guard.create<OrtEnv>("CreateEnv", [&](OrtEnv** out) {
+      return api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "parity", out);
+    }));
+    state.env = std::move(env);
+    PARITY_ASSIGN_OR_RETURN(
+        options, guard.create<OrtSessionOptions>("CreateSessionOptions", [&](OrtSessionOptions** out) {
+          return api->CreateSessionOptions(out);
+        }));
+    state.options = std::move(options);
+    OrtSessionOptions* so = state.options.get();
+    PARITY_TRY(guard.call("SetSessionGraphOptimizationLevel",
+                          [&] { return api->SetSessionGraphOptimizationLevel(so, level); }));
+    if (spec_.intra_op_threads > 0)
+      PARITY_TRY(guard.call("SetIntraOpNumThreads",
+                            [&] { return api->SetIntraOpNumThreads(so, spec_.intra_op_threads); }));
+    // ORT refuses every session of the CPU EP itself when CPU fallback is disabled, so the
+    // setting only applies to other EPs.
+    if (!spec_.allow_fallback && ep == "cpu") {
+      result.notes.push_back("allow_fallback=false ignored: the CPU EP is the fallback");
+    } else if (!spec_.allow_fallback) {
+      PARITY_TRY(guard.call("AddSessionConfigEntry(session.disable_cpu_ep_fallback)", [&] {
+        return api->AddSessionConfigEntry(so, "session.disable_cpu_ep_fallback", "1");
+      }));
+    }
+    for (const auto& [key, value] : spec_.session_config)
+      PARITY_TRY(guard.call("AddSessionConfigEntry(" + key + ")",
+                            [&] { return api->AddSessionConfigEntry(so, key.c_str(), value.c_str()); }));
+    if (spec_.count_nodes) {
+      PARITY_ASSIGN_OR_RETURN(dir, TempDir::create(guard));
+      profile_dir.emplace(std::move(dir));
+      const std::string prefix = (profile_dir->path() / "ort_profile").string();
+      PARITY_TRY(guard.call("EnableProfiling", [&] { return api->EnableProfiling(so, prefix.c_str()); }));
+    }
+
+    // --- append_provider
+    enter(Stage::append_provider);
+    PARITY_ASSIGN_OR_RETURN(providers, available_providers(guard));
+    std::vector<std::string> available;
+    std::string provider_name;
+    for (const std::string& p : providers) {
+      available.push_back(short_ep_name(p));
+      if (available.back() == ep) provider_name = p;
+    }
+    if (provider_name.empty())
+      return guard.error(ErrorKind::unavailable,
+                         "EP '" + spec_.ep + "' is not available in ONNX Runtime " + lib->version,
+                         "available in " + lib->path + ": " + join(available));
+    Status appended = append_provider(guard, so, ep, provider_name);
+    if (!appended.ok()) {
+      Error e = appended.error();
+      if (!result.adapter.empty())
+        e.hint += (e.hint.empty() ? "" : "; ") + std::string("Vulkan device: ") + result.adapter;
+      return e;
+    }
+
+    // --- create_session
+    enter(Stage::create_session);
+    const auto create_start = Clock::now();
+    PARITY_ASSIGN_OR_RETURN(session, guard.create<OrtSession>("CreateSession", [&](OrtSession** out) {
+      return api->CreateSession(state.env.get(), request.model_path.c_str(), so, out);
+    }));
+    result.create_ms = ms_since(create_start);
+    state.session = std::move(session);
+    OrtSession* sess = state.session.get();
+
+    // --- run
+    enter(Stage::run);
+    PARITY_ASSIGN_OR_RETURN(
+        allocator, guard.borrow<OrtAllocator>("GetAllocatorWithDefaultOptions", [&](OrtAllocator** out) {
+          return api->GetAllocatorWithDefaultOptions(out);
+        }));
+    PARITY_ASSIGN_OR_RETURN(output_names, resolve_output_names(guard, sess, allocator, request.output_names));
+    PARITY_ASSIGN_OR_RETURN(cpu_memory,
+                            guard.create<OrtMemoryInfo>("CreateCpuMemoryInfo", [&](OrtMemoryInfo** out) {
+                              return api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, out);
+                            }));
+    InputBuffers buffers;
+    std::vector<Owned<OrtValue>> inputs;
+    std::vector<const OrtValue*> input_ptrs;
+    std::vector<const char*> input_names;
+    for (const NamedTensor& input : request.inputs) {
+      PARITY_ASSIGN_OR_RETURN(value, make_input_value(guard, cpu_memory.get(), allocator, input, buffers));
+      input_ptrs.push_back(value.get());
+      input_names.push_back(input.name.c_str());
+      inputs.push_back(std::move(value));
+    }
+    std::vector<const char*> output_cnames;
+    for (const std::string& n : output_names) output_cnames.push_back(n.c_str());
+
+    std::vector<Owned<OrtValue>> outputs;
+    AllocatedString profile_file;
+    const int total_runs = 1 + std::max(0, request.warmup_runs);
+    for (int i = 0; i < total_runs; ++i) {
+      std::vector<OrtValue*> raw(output_cnames.size(), nullptr);
+      const auto run_start = Clock::now();
+      Status ran = guard.call("Run", [&] {
+        return api->Run(sess, nullptr, input_names.data(), input_ptrs.data(), input_ptrs.size(),
+                        output_cnames.data(), output_cnames.size(), raw.data());
+      });
+      result.run_ms = ms_since(run_start);
+      outputs.clear();
+      for (OrtValue* v : raw) outputs.emplace_back(v, Releaser<OrtValue>{api});  // owned before the check
+      PARITY_TRY(ran);
+      // Only the first run is profiled, so warm-up runs keep the measured one free of its cost.
+      if (i == 0 && profile_dir) {
+        PARITY_ASSIGN_OR_RETURN(file, guard.create_string("SessionEndProfiling", allocator, [&](char** out) {
+          return api->SessionEndProfiling(sess, allocator, out);
+        }));
+        profile_file = std::move(file);
+        if (total_runs == 1)
+          result.notes.push_back("run_ms includes profiling (count_nodes without warm-up runs)");
+      }
+    }
+
+    // --- read_output
+    enter(Stage::read_output);
+    for (std::size_t i = 0; i < output_names.size(); ++i) {
+      PARITY_ASSIGN_OR_RETURN(tensor, read_output_value(guard, output_names[i], outputs[i].get()));
+      result.outputs.push_back({output_names[i], std::move(tensor)});
+    }
+    if (profile_file) {
+      auto counts = read_profile_file(profile_file.get());
+      if (counts.ok()) {
+        auto count_of = [&](const std::string& name) {
+          auto it = counts->find(name);
+          return it == counts->end() ? int64_t{0} : it->second;
+        };
+        result.nodes_on_backend = count_of(provider_name);
+        result.nodes_on_cpu = count_of("CPUExecutionProvider");
+      } else {
+        result.notes.push_back("node counts unknown: " + counts.error().message);
+      }
+    }
+    return result;
+  }
+
+  Status append_provider(OrtGuard& guard, OrtSessionOptions* so, const std::string& ep,
+                         const std::string& provider_name) {
+    const OrtApi* api = guard.api();
+    std::vector<const char*> keys, values;
+    for (const auto& [k, v] : spec_.provider_options) {
+      keys.push_back(k.c_str());
+      values.push_back(v.c_str());
+    }
+    const EpName* known = find_ep_by_short_name(ep);
+    const AppendMethod method = known ? known->method : AppendMethod::generic;
+    // ORT's generic append accepts the full provider name too, which covers EPs not in our table.
+    const std::string append_name = known ? std::string(known->append_name) : provider_name;
+    switch (method) {
+      case AppendMethod::none: return ok_status();
+      case AppendMethod::generic:
+        return guard.call("SessionOptionsAppendExecutionProvider(" + append_name + ")", [&] {
+          return api->SessionOptionsAppendExecutionProvider(so, append_name.c_str(), keys.data(),
+                                                            values.data(), keys.size());
+        });
+      case AppendMethod::cuda_v2: {
+        PARITY_ASSIGN_OR_RETURN(cuda, guard.create<OrtCUDAProviderOptionsV2>(
+                                          "CreateCUDAProviderOptions", [&](OrtCUDAProviderOptionsV2** out) {
+                                            return api->CreateCUDAProviderOptions(out);
+                                          }));
+        // Only with options: Update already loads the provider bridge, so without options the
+        // missing-library case is reported by the append, the call that matters.
+        if (!keys.empty())
+          PARITY_TRY(guard.call("UpdateCUDAProviderOptions", [&] {
+            return api->UpdateCUDAProviderOptions(cuda.get(), keys.data(), values.data(), keys.size());
+          }));
+        return guard.call("SessionOptionsAppendExecutionProvider_CUDA_V2",
+                          [&] { return api->SessionOptionsAppendExecutionProvider_CUDA_V2(so, cuda.get()); });
+      }
+      case AppendMethod::tensorrt_v2: {
+        PARITY_ASSIGN_OR_RETURN(
+            trt, guard.create<OrtTensorRTProviderOptionsV2>("CreateTensorRTProviderOptions",
+                                                            [&](OrtTensorRTProviderOptionsV2** out) {
+                                                              return api->CreateTensorRTProviderOptions(out);
+                                                            }));
+        if (!keys.empty())
+          PARITY_TRY(guard.call("UpdateTensorRTProviderOptions", [&] {
+            return api->UpdateTensorRTProviderOptions(trt.get(), keys.data(), values.data(), keys.size());
+          }));
+        return guard.call("SessionOptionsAppendExecutionProvider_TensorRT_V2", [&] {
+          return api->SessionOptionsAppendExecutionProvider_TensorRT_V2(so, trt.get());
+        });
+      }
+    }
+    return ok_status();
+  }
+
+  // The graph's outputs, or the requested subset after checking each name exists.
+  Result<std::vector<std::string>> resolve_output_names(OrtGuard& guard, OrtSession* sess,
+                                                        OrtAllocator* allocator,
+                                                        const std::vector<std::string>& requested) {
+    const OrtApi* api = guard.api();
+    std::size_t count = 0;
+    PARITY_TRY(guard.call("SessionGetOutputCount", [&] { return api->SessionGetOutputCount(sess, &count); }));
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < count; ++i) {
+      PARITY_ASSIGN_OR_RETURN(name, guard.create_string("SessionGetOutputName", allocator, [&](char** out) {
+        return api->SessionGetOutputName(sess, i, allocator, out);
+      }));
+      names.emplace_back(name.get());
+    }
+    if (requested.empty()) return names;
+    for (const std::string& r : requested)
+      if (std::find(names.begin(), names.end(), r) == names.end())
+        return guard.error(ErrorKind::bad_input, "the model has no output named '" + r + "'",
+                           "its outputs are: " + join(names));
+    return requested;
+  }
+
+  BackendSpec spec_;
+  OrtBackendSeams seams_;
+};
+
+}  // namespace
+
+Result<OrtLibraryInfo> probe_ort_library(const std::string& ort_lib) {
+  OrtGuard guard("ort", std::nullopt);
+  guard.enter(Stage::load_library);
+  PARITY_ASSIGN_OR_RETURN(lib, load_ort_library(ort_lib, guard));
+  guard.set_api(lib->api);
+  guard.enter(Stage::append_provider);
+  PARITY_ASSIGN_OR_RETURN(providers, available_providers(guard));
+  OrtLibraryInfo info;
+  info.path = lib->path;
+  info.version = lib->version;
+  info.api_version = lib->api_version;
+  for (const std::string& p : providers) info.eps.push_back(short_ep_name(p));
+  info.providers = std::move(providers);
+  return info;
+}
+
+Result<std::vector<std::string>> list_available_eps(const std::string& ort_lib) {
+  PARITY_ASSIGN_OR_RETURN(info, probe_ort_library(ort_lib));
+  return info.eps;
+}
+
+std::unique_ptr<Backend> make_ort_backend(BackendSpec spec, OrtBackendSeams seams) {
+  return std::make_unique<OrtBackend>(std::move(spec), seams);
+}
+
+}  // namespace parity::backend::ort

@@ -1,0 +1,110 @@
+#include "backend/ort/ort_library.h"
+
+#include <dlfcn.h>
+
+#include <charconv>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#ifndef PARITY_DEFAULT_ORT_LIB
+#error "PARITY_DEFAULT_ORT_LIB must be defined by the build (src/CMakeLists.txt)"
+#endif
+
+namespace parity::backend::ort {
+namespace {
+
+constexpr const char* kBootstrapHint = "run scripts/bootstrap.sh, or pass the path of a libonnxruntime.so";
+
+// ORT 1.x serves API versions 1..x; knowing x lets us ask for a version it has first, instead of
+// making GetApi print "requested API version is not available" for each newer one we try.
+uint32_t minor_version(const std::string& version) {
+  const auto dot = version.find('.');
+  if (dot == std::string::npos) return 0;
+  uint32_t minor = 0;
+  const char* begin = version.data() + dot + 1;
+  std::from_chars(begin, version.data() + version.size(), minor);
+  return minor;
+}
+
+struct Cache {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<OrtLibrary>> libraries;
+};
+
+Cache& cache() {
+  // Leaked on purpose: libraries are never unloaded, and their records must outlive any static
+  // destructor that might still run ORT code at exit.
+  static Cache* instance = new Cache;
+  return *instance;
+}
+
+}  // namespace
+
+NegotiatedApi negotiate_api(const OrtApiBase& base, const std::string& library_version) {
+  if (base.GetApi == nullptr) return {};
+  uint32_t want = kHeaderApiVersion;
+  if (const uint32_t minor = minor_version(library_version); minor >= kMinApiVersion && minor < want)
+    want = minor;
+  for (uint32_t v = want; v >= kMinApiVersion; --v)
+    if (const OrtApi* api = base.GetApi(v)) return {api, v};
+  return {};
+}
+
+std::string default_ort_library_path() { return PARITY_DEFAULT_ORT_LIB; }
+
+Result<const OrtLibrary*> load_ort_library(const std::string& path_in, OrtGuard& guard) {
+  const std::string path = path_in.empty() ? default_ort_library_path() : path_in;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return guard.error(ErrorKind::io, "ONNX Runtime library not found: " + path, kBootstrapHint);
+
+  Cache& c = cache();
+  std::lock_guard lock(c.mutex);
+  const std::string key = std::filesystem::weakly_canonical(path, ec).string();
+  auto& slot = c.libraries[ec ? path : key];
+
+  // The cached record is re-checked through the guard each time, so PARITY_TEST_FAULT's null at
+  // load_library behaves the same on a first and a later load.
+  void* handle = slot ? slot->handle : dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::string failure = "dlopen(" + path + ") failed";
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    failure += std::string(": ") + (why ? why : "unknown error");
+  }
+  PARITY_TRY(guard.require(handle, failure, ErrorKind::unavailable,
+                           "the library or one of its dependencies cannot be loaded on this machine"));
+  if (slot) return slot.get();
+
+  using GetApiBaseFn = const OrtApiBase* (*)();
+  void* symbol = dlsym(handle, "OrtGetApiBase");
+  PARITY_TRY(guard.require(symbol, path + " has no OrtGetApiBase symbol", ErrorKind::bad_input,
+                           "this file is not an ONNX Runtime library"));
+  auto get_base = reinterpret_cast<GetApiBaseFn>(symbol);
+  const OrtApiBase* base = get_base();
+  PARITY_TRY(guard.require(base, "OrtGetApiBase() returned null", ErrorKind::error));
+  const char* version_text = base->GetVersionString ? base->GetVersionString() : nullptr;
+  const std::string version = version_text ? version_text : "unknown";
+
+  const NegotiatedApi negotiated = negotiate_api(*base, version);
+  const OrtApi* api = negotiated.api;
+  PARITY_TRY(guard.require(api,
+                           "ONNX Runtime " + version + " serves no OrtApi version in " +
+                               std::to_string(kMinApiVersion) + ".." + std::to_string(kHeaderApiVersion),
+                           ErrorKind::unavailable,
+                           "ONNX Runtime " + version + " is older than Parity supports (1." +
+                               std::to_string(kMinApiVersion) + " or newer)"));
+
+  auto lib = std::make_unique<OrtLibrary>();
+  lib->path = path;
+  lib->handle = handle;
+  lib->base = base;
+  lib->api = api;
+  lib->api_version = negotiated.version;
+  lib->version = version;
+  slot = std::move(lib);
+  return slot.get();
+}
+
+}  // namespace parity::backend::ort

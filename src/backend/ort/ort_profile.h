@@ -1,0 +1,28 @@
+// backend/ort/ort_profile.h: which execution provider really ran each node, read from the JSON
+// trace ONNX Runtime writes when profiling is on.
+//
+// The node-assignment query of ORT 1.30 lists only CPU nodes, but every kernel event in the
+// profile ("cat": "Node") names its provider in args.provider, so the profile is the reliable
+// source. Nodes folded away at session creation run no kernel and are not counted.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "parity/result.h"
+
+namespace parity::backend::ort {
+
+// Provider name ("WebGpuExecutionProvider") -> number of distinct nodes that ran on it.
+using NodeCounts = std::map<std::string, int64_t>;
+
+// Parses a profile's text. Event names are "<node>_kernel_time" (and, in older releases,
+// "<node>_fence_before/after"); the suffix is removed before counting distinct nodes.
+// A malformed document is an Error of kind error (stage read_output).
+Result<NodeCounts> count_profiled_nodes(std::string_view json_text);
+Result<NodeCounts> read_profile_file(const std::filesystem::path& path);
+
+}  // namespace parity::backend::ort

@@ -1,0 +1,88 @@
+#include "backend/test_fault.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <thread>
+#include <vector>
+
+namespace parity::backend {
+namespace {
+
+constexpr std::string_view kEnvVar = "PARITY_TEST_FAULT";
+
+std::optional<FaultAction> action_from_name(std::string_view name) {
+  if (name == "segv") return FaultAction::segv;
+  if (name == "abort") return FaultAction::abort;
+  if (name == "hang") return FaultAction::hang;
+  if (name == "null") return FaultAction::null_result;
+  if (name == "oom") return FaultAction::oom;
+  return std::nullopt;
+}
+
+Error bad_spec(std::string_view spec, std::string why) {
+  return make_error(ErrorKind::bad_input, Stage::parse_args,
+                    std::string(kEnvVar) + "='" + std::string(spec) + "': " + std::move(why),
+                    "use <stage>:<action>, e.g. create-session:segv; actions: segv, abort, hang, null, oom");
+}
+
+// Touches every page so a memory limit (RLIMIT_AS or a cgroup) really trips, not just overcommit.
+void allocate_until_failure() {
+  constexpr std::size_t kChunk = std::size_t{64} << 20;
+  std::vector<std::unique_ptr<char[]>> held;
+  for (;;) {
+    std::unique_ptr<char[]> chunk(new (std::nothrow) char[kChunk]);
+    if (!chunk) break;
+    std::memset(chunk.get(), 0x5a, kChunk);
+    held.push_back(std::move(chunk));
+  }
+}
+
+}  // namespace
+
+Result<TestFault> parse_test_fault(std::string_view spec) {
+  const auto colon = spec.find(':');
+  if (colon == std::string_view::npos) return bad_spec(spec, "missing ':'");
+  // Accept snake_case stage names too, since that is how they appear in C++ and JSON keys.
+  std::string stage_name(spec.substr(0, colon));
+  for (char& c : stage_name)
+    if (c == '_') c = '-';
+  const auto stage = stage_from_string(stage_name);
+  if (!stage || *stage == Stage::none) return bad_spec(spec, "unknown stage '" + stage_name + "'");
+  const auto action = action_from_name(spec.substr(colon + 1));
+  if (!action) return bad_spec(spec, "unknown action '" + std::string(spec.substr(colon + 1)) + "'");
+  return TestFault{*stage, *action};
+}
+
+Result<std::optional<TestFault>> test_fault_from_env() {
+  const char* value = std::getenv(kEnvVar.data());
+  if (value == nullptr || *value == '\0') return std::optional<TestFault>{};
+  PARITY_ASSIGN_OR_RETURN(fault, parse_test_fault(value));
+  return std::optional<TestFault>{fault};
+}
+
+void trigger_test_fault(const std::optional<TestFault>& fault, Stage stage) {
+  if (!fault || fault->stage != stage) return;
+  switch (fault->action) {
+    case FaultAction::segv:
+      std::raise(SIGSEGV);
+      // A handler may have returned (a worker reporting its stage); make sure we still die of it.
+      std::signal(SIGSEGV, SIG_DFL);
+      std::raise(SIGSEGV);
+      std::abort();
+    case FaultAction::abort: std::abort();
+    case FaultAction::hang:
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    case FaultAction::oom: allocate_until_failure(); return;
+    case FaultAction::null_result: return;
+  }
+}
+
+bool wants_null(const std::optional<TestFault>& fault, Stage stage) {
+  return fault && fault->stage == stage && fault->action == FaultAction::null_result;
+}
+
+}  // namespace parity::backend

@@ -1,0 +1,81 @@
+#include "cli/common_options.h"
+
+#include <cctype>
+
+namespace parity::cli {
+
+backend::BackendSpec CommonOptions::defaults() const {
+  backend::BackendSpec s;
+  s.ort_lib = ort_lib;
+  s.opt_level = opt_level;
+  s.allow_fallback = allow_fallback;
+  s.webgpu_adapter = webgpu_adapter;
+  s.count_nodes = count_nodes;
+  return s;
+}
+
+Result<isolate::IsolationLimits> CommonOptions::limits() const {
+  isolate::IsolationLimits l;
+  if (!(timeout_s > 0))
+    return make_error(ErrorKind::bad_input, Stage::parse_args, "--timeout must be a positive number of seconds");
+  l.timeout_s = timeout_s;
+  if (!max_memory.empty()) {
+    PARITY_ASSIGN_OR_RETURN(bytes, parse_size(max_memory, "--max-memory"));
+    l.max_memory_bytes = bytes;
+  }
+  return l;
+}
+
+Result<uint64_t> parse_size(const std::string& text, const std::string& flag) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    used = 0;
+  }
+  uint64_t unit = uint64_t{1} << 20;
+  std::string suffix = text.substr(used);
+  if (!suffix.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(suffix[0]))) {
+      case 'K': unit = uint64_t{1} << 10; break;
+      case 'M': unit = uint64_t{1} << 20; break;
+      case 'G': unit = uint64_t{1} << 30; break;
+      case 'T': unit = uint64_t{1} << 40; break;
+      default: used = 0;
+    }
+    if (suffix.size() > 1 && suffix.substr(1) != "B" && suffix.substr(1) != "iB" && suffix.substr(1) != "b") used = 0;
+  }
+  if (used == 0 || v <= 0)
+    return make_error(ErrorKind::bad_input, Stage::parse_args, flag + " '" + text + "' is not a size",
+                      "write it like 4G, 512M or 2048 (MiB)");
+  return static_cast<uint64_t>(v * static_cast<double>(unit));
+}
+
+void add_common_options(CLI::App& cmd, CommonOptions& o) {
+  cmd.add_option("--ort-lib", o.ort_lib,
+                 "ONNX Runtime library (libonnxruntime.so) for every backend without its own ort-lib= key; "
+                 "default: the bundled 1.30.0")
+      ->envname("PARITY_ORT_LIB");
+  cmd.add_option("--opt-level", o.opt_level, "graph optimization level for every backend")
+      ->check(CLI::IsMember({"all", "extended", "basic", "disabled"}))
+      ->capture_default_str();
+  cmd.add_flag("--fallback,!--no-fallback", o.allow_fallback,
+               "allow nodes the EP cannot take to run on CPU (--no-fallback makes session creation fail instead)");
+  cmd.add_option("--webgpu-adapter", o.webgpu_adapter,
+                 "Vulkan driver for webgpu: auto (hardware if any, else SwiftShader), system, swiftshader, "
+                 "or the path of an ICD manifest json")
+      ->envname("PARITY_WEBGPU_ADAPTER")
+      ->capture_default_str();
+  cmd.add_flag("--count-nodes,!--no-count-nodes", o.count_nodes,
+               "profile one run to count the nodes each EP really ran (default on)");
+  cmd.add_option("--timeout", o.timeout_s, "seconds one backend worker may take before it is killed")
+      ->envname("PARITY_TIMEOUT")
+      ->capture_default_str();
+  cmd.add_option("--max-memory", o.max_memory, "memory cap per worker, e.g. 4G or 512M (plain numbers are MiB)")
+      ->envname("PARITY_MAX_MEMORY");
+  cmd.add_option("--json", o.json_path, "also write the result as JSON to FILE ('-' for stdout)");
+  cmd.add_flag("-q,--quiet", o.quiet, "no progress lines on stderr");
+}
+
+}  // namespace parity::cli

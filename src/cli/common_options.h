@@ -1,0 +1,35 @@
+// cli/common_options.h: options every model-running verb shares (backend defaults, isolation
+// limits, output files), declared once so their names, help and env fallbacks never drift.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "backend/backend.h"
+#include "isolate/isolated_runner.h"
+#include "parity/result.h"
+
+namespace parity::cli {
+
+struct CommonOptions {
+  std::string ort_lib;          // --ort-lib (env PARITY_ORT_LIB)
+  std::string opt_level = "all";
+  bool allow_fallback = true;   // --fallback / --no-fallback
+  std::string webgpu_adapter = "auto";
+  bool count_nodes = true;
+  double timeout_s = 600;
+  std::string max_memory;       // "4G", "512M"; plain number = MiB
+  std::string json_path;        // --json FILE ("-" = stdout)
+  bool quiet = false;
+
+  backend::BackendSpec defaults() const;  // the run-wide defaults for backend specs
+  Result<isolate::IsolationLimits> limits() const;
+};
+
+void add_common_options(CLI::App& cmd, CommonOptions& o);
+
+// "4G" -> bytes; plain numbers are MiB. Errors name the flag.
+Result<uint64_t> parse_size(const std::string& text, const std::string& flag);
+
+}  // namespace parity::cli

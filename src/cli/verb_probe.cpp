@@ -1,0 +1,164 @@
+// `parity probe`: run one model on several backends and say whether each output is right.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/backend_args.h"
+#include "cli/common_options.h"
+#include "cli/verb.h"
+#include "probe/probe.h"
+#include "report/probe_json.h"
+#include "report/probe_table.h"
+
+namespace parity::cli {
+namespace {
+
+struct ProbeArgs {
+  CommonOptions common;
+  std::string model;
+  std::string backends = "cpu";
+  std::string reference = "cpu";
+  std::vector<std::string> dims, shapes, ranges, inputs, resizes, tols;
+  int samples = 1;
+  uint64_t seed = 0;
+  std::optional<double> atol, rtol;
+  std::string save_io, load_io;
+};
+
+Error usage(std::string message, std::string hint = {}) {
+  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
+}
+
+Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
+  probe::ProbeOptions o;
+  o.model_path = a.model;
+  const auto defaults = a.common.defaults();
+  PARITY_ASSIGN_OR_RETURN(backends, parse_backend_list(a.backends, defaults));
+  o.backends = std::move(backends);
+  PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
+  o.reference = std::move(reference);
+  PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
+  o.limits = limits;
+
+  auto& in = o.inputs;
+  for (const auto& d : a.dims) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(d, "--dim"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--dim " + kv.first));
+    if (v.size() != 1) return usage("--dim " + d + ": expects one integer");
+    in.dims[kv.first] = v[0];
+  }
+  for (const auto& s : a.shapes) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(s, "--shape"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--shape " + kv.first));
+    in.shapes[kv.first] = v;
+  }
+  for (const auto& r : a.ranges) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(r, "--range"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--range " + kv.first));
+    if (v.size() != 2 || !(v[0] < v[1])) return usage("--range " + r + ": expects LO,HI with LO < HI");
+    in.ranges[kv.first] = {v[0], v[1]};
+  }
+  for (const auto& f : a.inputs) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(f, "--input"));
+    in.files[kv.first] = kv.second;
+  }
+  for (const auto& r : a.resizes) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(r, "--resize"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--resize " + kv.first));
+    if (v.size() != 2 || v[0] <= 0 || v[1] <= 0) return usage("--resize " + r + ": expects HEIGHT,WIDTH");
+    in.resize[kv.first] = {v[0], v[1]};
+  }
+  for (const auto& t : a.tols) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(t, "--tol"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--tol " + kv.first));
+    if (v.size() != 2 || v[0] < 0 || v[1] < 0) return usage("--tol " + t + ": expects ATOL,RTOL (non-negative)");
+    o.output_tolerance[kv.first] = Tolerance{v[0], v[1], {}, {}};
+  }
+  if (a.atol || a.rtol) {
+    Tolerance t;  // unset half of the pair is 0: the user asked for exactly this rule
+    t.atol = a.atol.value_or(0);
+    t.rtol = a.rtol.value_or(0);
+    o.tolerance = t;
+  }
+  in.samples = a.samples;
+  in.seed = a.seed;
+  if (!a.load_io.empty()) in.load_io = a.load_io;
+  if (!a.save_io.empty()) o.save_io = a.save_io;
+  if (const char* fault = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = fault;
+  return o;
+}
+
+int report_usage_error(const Error& e) {
+  std::fprintf(stderr, "parity probe: %s\n", e.message.c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
+  return kExitUsage;
+}
+
+int run(const ProbeArgs& args) {
+  auto options = build_options(args);
+  if (!options.ok()) return report_usage_error(options.error());
+  probe::ProgressSink progress;
+  if (!args.common.quiet) progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
+  auto report = probe::run_probe(*options, progress);
+  if (!report.ok()) return report_usage_error(report.error());
+
+  const bool json_to_stdout = args.common.json_path == "-";
+  const std::string table = report::probe_table(*report);
+  std::fputs(table.c_str(), json_to_stdout ? stderr : stdout);
+  if (!args.common.json_path.empty()) {
+    const auto j = report::probe_to_json(*report);
+    if (json_to_stdout) {
+      std::cout << j.dump(2) << std::endl;
+    } else if (auto st = report::write_json_file(args.common.json_path, j); !st.ok()) {
+      std::fprintf(stderr, "parity probe: %s\n", st.error().message.c_str());
+      return kExitUsage;
+    }
+  }
+  return report->all_ok() ? kExitOk : kExitFinding;
+}
+
+}  // namespace
+
+Verb probe_verb() {
+  return {"probe", "run a model on several backends and check every output against a reference", false,
+          [](CLI::App& cmd) -> VerbRunner {
+            auto args = std::make_shared<ProbeArgs>();
+            cmd.description(
+                "Runs MODEL on each backend in its own worker process, compares every output with the reference "
+                "backend, and prints one row per backend.\n"
+                "Exit status: 0 all backends agree, 1 a mismatch or a failed backend, 2 bad invocation or "
+                "unreadable model.\n\n"
+                "Backends: [LABEL=]EP[:KEY=VALUE]... e.g. cpu, webgpu:opt=basic, webgpu:fallback=off,\n"
+                "  old=cpu:ort-lib=/path/libonnxruntime.so.1 (keys: opt, fallback, ort-lib, adapter, threads, nodes,\n"
+                "  so.CONFIG_KEY; any other key is an EP provider option).\n\n"
+                "Examples:\n"
+                "  parity probe model.onnx --backends cpu,webgpu --dim batch=1\n"
+                "  parity probe det.onnx --backends webgpu --input x=photo.png --resize x=640,640 --json out.json\n"
+                "  parity probe llm.onnx --backends webgpu --shape input_ids=1,128 --range input_ids=0,32000 "
+                "--samples 4");
+            cmd.add_option("model", args->model, "the ONNX model")->required();
+            cmd.add_option("-b,--backends", args->backends, "comma-separated backend specs")->capture_default_str();
+            cmd.add_option("--reference", args->reference, "backend spec whose outputs count as right")
+                ->capture_default_str();
+            cmd.add_option("--dim", args->dims, "symbolic dim value, SYMBOL=N (repeatable)");
+            cmd.add_option("--shape", args->shapes, "whole shape of an input, NAME=D0,D1,... (repeatable)");
+            cmd.add_option("--range", args->ranges,
+                           "value range of random data, NAME=LO,HI (default: floats -1,1; ints 0,10)");
+            cmd.add_option("--input", args->inputs, "input from a file, NAME=FILE (.npy, .pb TensorProto, PNG/JPEG)");
+            cmd.add_option("--resize", args->resizes, "resize an image input, NAME=HEIGHT,WIDTH");
+            cmd.add_option("--samples", args->samples, "compare on N seeded inputs and report the worst")
+                ->check(CLI::PositiveNumber)
+                ->capture_default_str();
+            cmd.add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str();
+            cmd.add_option("--atol", args->atol, "absolute tolerance for every output (default: by dtype)");
+            cmd.add_option("--rtol", args->rtol, "relative tolerance for every output (default: by dtype)");
+            cmd.add_option("--tol", args->tols, "tolerance of one output, NAME=ATOL,RTOL (repeatable)");
+            cmd.add_option("--save-io", args->save_io,
+                           "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
+            cmd.add_option("--load-io", args->load_io, "read inputs from DIR/test_data_set_N/input_K.pb");
+            add_common_options(cmd, args->common);
+            return [args] { return run(*args); };
+          }};
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,233 @@
+#include "isolate/isolated_runner.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "core/json_io.h"
+#include "isolate/child_process.h"
+#include "isolate/frame_io.h"
+#include "isolate/protocol.h"
+
+namespace parity::isolate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kLogKeepBytes = 64 * 1024;
+
+void append_log(std::string& log, int fd) {
+  char chunk[8192];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n <= 0) break;
+    log.append(chunk, static_cast<std::size_t>(n));
+  }
+  if (log.size() > kLogKeepBytes) log.erase(0, log.size() - kLogKeepBytes);
+}
+
+// The last non-empty line of the worker log that is not known noise, for error messages.
+std::string last_log_line(const std::string& log) {
+  std::size_t end = log.size();
+  while (end > 0) {
+    std::size_t start = log.rfind('\n', end - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    std::string line = log.substr(start, end - start);
+    end = start == 0 ? 0 : start - 1;
+    if (line.empty() || line.find("XDG_RUNTIME_DIR") != std::string::npos) continue;
+    return line;
+  }
+  return {};
+}
+
+bool log_says_oom(const std::string& log) {
+  for (const char* needle : {"std::bad_alloc", "Failed to allocate", "out of memory", "Out of memory"})
+    if (log.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+Error with_backend(Error e, const std::string& label) {
+  if (e.backend.empty()) e.backend = label;
+  return e;
+}
+
+std::string with_log_line(std::string message, const std::string& log) {
+  const std::string line = last_log_line(log);
+  if (!line.empty()) message += "; last worker output: " + line;
+  return message;
+}
+
+}  // namespace
+
+Result<std::optional<backend::TestFault>> test_fault_for(const std::string& env_value, const std::string& label) {
+  std::optional<backend::TestFault> chosen;
+  std::size_t pos = 0;
+  while (pos <= env_value.size()) {
+    std::size_t comma = env_value.find(',', pos);
+    std::string item = env_value.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    pos = comma == std::string::npos ? env_value.size() + 1 : comma + 1;
+    if (item.empty()) continue;
+    std::string target;
+    if (auto at = item.find('@'); at != std::string::npos) {
+      target = item.substr(at + 1);
+      item.resize(at);
+    }
+    auto fault = backend::parse_test_fault(item);
+    if (!fault.ok()) return fault.error();
+    if (target.empty() || target == label) chosen = *fault;
+  }
+  return chosen;
+}
+
+IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunRequest& request,
+                         const IsolationLimits& limits, const WorkerLaunch& launch) {
+  IsolatedRun out;
+  const auto t0 = Clock::now();
+  auto finish = [&](Result<backend::RunResult> r) {
+    out.result = std::move(r);
+    out.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return std::move(out);
+  };
+
+  SpawnOptions so;
+  so.exe = launch.worker_exe.empty() ? current_executable() : launch.worker_exe;
+  so.args = {"worker"};
+  so.env_unset = {"PARITY_TEST_FAULT"};  // the fault travels in the request, for this worker only
+  so.max_data_bytes = limits.max_memory_bytes;
+  auto spawned = ChildProcess::spawn(so);
+  if (!spawned.ok()) return finish(with_backend(spawned.error(), spec.label));
+  ChildProcess child = std::move(spawned).value();
+
+  // A failed write means the worker already died; what it left behind says why, below.
+  if (write_frame(child.request_fd(), FrameType::request, encode_request(spec, request, launch.test_fault)).ok()) {
+    for (const auto& input : request.inputs)
+      if (!write_frame(child.request_fd(), FrameType::tensor, encode_tensor(input)).ok()) break;
+  }
+  child.close_request();
+
+  FrameReader reader;
+  std::vector<NamedTensor> outputs;
+  std::optional<backend::RunResult> result;
+  std::optional<Error> reported;
+  bool reply_open = true, log_open = true, timed_out = false, over_memory = false;
+  uint64_t peak_rss = 0;
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
+
+  while (reply_open && !result && !reported) {
+    if (Clock::now() >= deadline) {
+      timed_out = true;
+      break;
+    }
+    pollfd fds[2] = {{child.reply_fd(), POLLIN, 0}, {child.log_fd(), static_cast<short>(log_open ? POLLIN : 0), 0}};
+    ::poll(fds, 2, 100);
+    if (fds[1].revents) {
+      append_log(out.worker_log, child.log_fd());
+      if (fds[1].revents & (POLLHUP | POLLERR) && !(fds[1].revents & POLLIN)) log_open = false;
+    }
+    if (fds[0].revents) {
+      auto fed = reader.feed(child.reply_fd());
+      if (!fed.ok() || !*fed) reply_open = false;
+      for (;;) {
+        auto next = reader.next();
+        if (!next.ok()) {
+          reported = with_backend(next.error(), spec.label);
+          break;
+        }
+        if (!*next) break;
+        Frame& f = **next;
+        switch (f.type) {
+          case FrameType::stage:
+            out.last_stage = stage_from_string(f.payload).value_or(out.last_stage);
+            break;
+          case FrameType::tensor: {
+            auto t = decode_tensor(f.payload);
+            if (!t.ok()) reported = with_backend(t.error(), spec.label);
+            else outputs.push_back(std::move(t).value());
+            break;
+          }
+          case FrameType::result: {
+            auto r = decode_result(f.payload);
+            if (!r.ok()) reported = with_backend(r.error(), spec.label);
+            else result = std::move(r).value();
+            break;
+          }
+          case FrameType::error:
+            reported = with_backend(error_from_json(nlohmann::json::parse(f.payload, nullptr, false)), spec.label);
+            break;
+          case FrameType::request: break;  // never sent by a worker
+        }
+        if (result || reported) break;
+      }
+    }
+    if (limits.max_memory_bytes) {
+      const uint64_t rss = child.resident_bytes();
+      peak_rss = std::max(peak_rss, rss);
+      if (rss > limits.max_memory_bytes) {
+        over_memory = true;
+        break;
+      }
+    }
+  }
+
+  if (timed_out || over_memory) child.kill_group(SIGKILL);
+  // After a reply the worker exits by itself; give it the rest of the deadline, then kill it.
+  std::optional<ExitStatus> status;
+  while (!(status = child.try_wait())) {
+    if (Clock::now() >= deadline) {
+      child.kill_group(SIGKILL);
+      status = child.wait();
+      if (!result && !reported) timed_out = true;
+      break;
+    }
+    append_log(out.worker_log, child.log_fd());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  append_log(out.worker_log, child.log_fd());
+
+  const std::string stage_name(to_string(out.last_stage));
+  if (over_memory) {
+    Error e = make_error(ErrorKind::oom, out.last_stage,
+                         "worker resident memory reached " + std::to_string(peak_rss >> 20) + " MiB, over --max-memory " +
+                             std::to_string(limits.max_memory_bytes >> 20) + " MiB; killed",
+                         "raise --max-memory, or use smaller inputs (--dim/--shape)");
+    return finish(with_backend(std::move(e), spec.label));
+  }
+  if (timed_out) {
+    Error e = make_error(ErrorKind::timeout, out.last_stage,
+                         with_log_line("no result after " + std::to_string(limits.timeout_s) + " s in stage " + stage_name +
+                                           "; worker killed",
+                                       out.worker_log),
+                         "raise --timeout if the backend is just slow (WebGPU on SwiftShader is 100x slower than a GPU)");
+    return finish(with_backend(std::move(e), spec.label));
+  }
+  if (result) {
+    result->outputs = std::move(outputs);
+    return finish(std::move(*result));
+  }
+  if (reported) {
+    if (reported->stage == Stage::none) reported->stage = out.last_stage;
+    return finish(std::move(*reported));
+  }
+  // The worker ended without a reply: it crashed, or exited on its own.
+  if (status && status->signaled) {
+    const bool oom = log_says_oom(out.worker_log) || status->signal == SIGKILL;
+    Error e = make_error(oom ? ErrorKind::oom : ErrorKind::crashed, out.last_stage,
+                         with_log_line("worker killed by " + signal_name(status->signal) + " in stage " + stage_name,
+                                       out.worker_log),
+                         oom ? "the worker ran out of memory; try smaller inputs or raise --max-memory"
+                             : "the backend crashed in native code; Parity isolated it. Rerun this backend alone "
+                               "with --save-io to get a reproducible case");
+    e.signal = status->signal;
+    return finish(with_backend(std::move(e), spec.label));
+  }
+  Error e = make_error(ErrorKind::error, out.last_stage,
+                       with_log_line("worker exited with code " + std::to_string(status ? status->code : -1) +
+                                         " without a result in stage " + stage_name,
+                                     out.worker_log),
+                       "the worker binary must be the same Parity build as the caller");
+  return finish(with_backend(std::move(e), spec.label));
+}
+
+}  // namespace parity::isolate

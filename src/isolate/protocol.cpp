@@ -1,0 +1,171 @@
+#include "isolate/protocol.h"
+
+#include <cstring>
+
+#include "core/json_io.h"
+
+namespace parity::isolate {
+namespace {
+
+using nlohmann::json;
+
+json key_values_to_json(const backend::KeyValues& kv) {
+  json j = json::array();
+  for (const auto& [k, v] : kv) j.push_back({k, v});
+  return j;
+}
+
+backend::KeyValues key_values_from_json(const json& j) {
+  backend::KeyValues kv;
+  if (!j.is_array()) return kv;
+  for (const auto& p : j)
+    if (p.is_array() && p.size() == 2) kv.emplace_back(p[0].get<std::string>(), p[1].get<std::string>());
+  return kv;
+}
+
+std::string_view fault_action_name(backend::FaultAction a) {
+  switch (a) {
+    case backend::FaultAction::segv: return "segv";
+    case backend::FaultAction::abort: return "abort";
+    case backend::FaultAction::hang: return "hang";
+    case backend::FaultAction::null_result: return "null";
+    case backend::FaultAction::oom: return "oom";
+  }
+  return "segv";
+}
+
+Error protocol_error(const std::string& what) {
+  return make_error(ErrorKind::internal, Stage::spawn_worker, "worker protocol: " + what,
+                    "parent and worker binaries must be the same Parity build");
+}
+
+}  // namespace
+
+std::string test_fault_to_string(const backend::TestFault& f) {
+  return std::string(to_string(f.stage)) + ":" + std::string(fault_action_name(f.action));
+}
+
+json spec_to_json(const backend::BackendSpec& s) {
+  return {{"label", s.label},
+          {"ep", s.ep},
+          {"ort_lib", s.ort_lib},
+          {"opt_level", s.opt_level},
+          {"allow_fallback", s.allow_fallback},
+          {"provider_options", key_values_to_json(s.provider_options)},
+          {"session_config", key_values_to_json(s.session_config)},
+          {"webgpu_adapter", s.webgpu_adapter},
+          {"intra_op_threads", s.intra_op_threads},
+          {"count_nodes", s.count_nodes}};
+}
+
+Result<backend::BackendSpec> spec_from_json(const json& j) {
+  try {
+    backend::BackendSpec s;
+    s.label = j.at("label");
+    s.ep = j.at("ep");
+    s.ort_lib = j.value("ort_lib", "");
+    s.opt_level = j.value("opt_level", "all");
+    s.allow_fallback = j.value("allow_fallback", true);
+    s.provider_options = key_values_from_json(j.value("provider_options", json::array()));
+    s.session_config = key_values_from_json(j.value("session_config", json::array()));
+    s.webgpu_adapter = j.value("webgpu_adapter", "auto");
+    s.intra_op_threads = j.value("intra_op_threads", 0);
+    s.count_nodes = j.value("count_nodes", true);
+    return s;
+  } catch (const json::exception& e) {
+    return protocol_error(std::string("bad backend spec: ") + e.what());
+  }
+}
+
+std::string encode_request(const backend::BackendSpec& spec, const backend::RunRequest& run,
+                           const std::optional<backend::TestFault>& fault) {
+  json j = {{"protocol", kProtocolVersion},
+            {"spec", spec_to_json(spec)},
+            {"model_path", run.model_path},
+            {"output_names", run.output_names},
+            {"warmup_runs", run.warmup_runs},
+            {"input_count", run.inputs.size()}};
+  if (fault) j["test_fault"] = test_fault_to_string(*fault);
+  return j.dump();
+}
+
+Result<WorkerRequest> decode_request(const std::string& payload) {
+  json j = json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return protocol_error("request is not a JSON object");
+  if (j.value("protocol", 0) != kProtocolVersion)
+    return protocol_error("protocol version " + std::to_string(j.value("protocol", 0)) + ", expected " +
+                          std::to_string(kProtocolVersion));
+  WorkerRequest r;
+  PARITY_ASSIGN_OR_RETURN(spec, spec_from_json(j.value("spec", json::object())));
+  r.spec = std::move(spec);
+  try {
+    r.run.model_path = j.at("model_path");
+    r.run.output_names = j.value("output_names", std::vector<std::string>{});
+    r.run.warmup_runs = j.value("warmup_runs", 0);
+    r.run.inputs.resize(j.value("input_count", std::size_t{0}));
+  } catch (const json::exception& e) {
+    return protocol_error(std::string("bad request: ") + e.what());
+  }
+  if (j.contains("test_fault") && j["test_fault"].is_string()) {
+    PARITY_ASSIGN_OR_RETURN(fault, backend::parse_test_fault(j["test_fault"].get<std::string>()));
+    r.test_fault = fault;
+  }
+  return r;
+}
+
+std::string encode_tensor(const NamedTensor& t) {
+  const std::string meta = tensor_meta_to_json(t).dump();
+  const auto len = static_cast<uint32_t>(meta.size());
+  std::string out(4 + meta.size() + t.tensor.byte_size(), '\0');
+  std::memcpy(out.data(), &len, 4);
+  std::memcpy(out.data() + 4, meta.data(), meta.size());
+  if (t.tensor.byte_size()) std::memcpy(out.data() + 4 + meta.size(), t.tensor.bytes().data(), t.tensor.byte_size());
+  return out;
+}
+
+Result<NamedTensor> decode_tensor(const std::string& payload) {
+  uint32_t len = 0;
+  if (payload.size() < 4) return protocol_error("short tensor frame");
+  std::memcpy(&len, payload.data(), 4);
+  if (payload.size() < 4 + std::size_t{len}) return protocol_error("tensor metadata past end of frame");
+  json meta = json::parse(payload.substr(4, len), nullptr, false);
+  if (meta.is_discarded()) return protocol_error("tensor metadata is not JSON");
+  auto dtype = dtype_from_name(meta.value("dtype", ""));
+  if (!dtype) return protocol_error("tensor of unknown dtype " + meta.value("dtype", std::string("?")));
+  Shape shape = meta.value("shape", Shape{});
+  NamedTensor nt;
+  nt.name = meta.value("name", "");
+  if (*dtype == DType::string) {
+    nt.tensor = Tensor::from_strings(std::move(shape), meta.value("strings", std::vector<std::string>{}));
+    return nt;
+  }
+  const char* data = payload.data() + 4 + len;
+  std::vector<std::byte> bytes(payload.size() - 4 - len);
+  if (!bytes.empty()) std::memcpy(bytes.data(), data, bytes.size());
+  PARITY_ASSIGN_OR_RETURN(tensor, Tensor::from_bytes(*dtype, std::move(shape), std::move(bytes)));
+  nt.tensor = std::move(tensor);
+  return nt;
+}
+
+std::string encode_result(const backend::RunResult& r) {
+  return json{{"runtime_version", r.runtime_version}, {"adapter", r.adapter},
+              {"nodes_on_backend", r.nodes_on_backend}, {"nodes_on_cpu", r.nodes_on_cpu},
+              {"create_ms", r.create_ms}, {"run_ms", r.run_ms}, {"notes", r.notes}}
+      .dump();
+}
+
+Result<backend::RunResult> decode_result(const std::string& payload) {
+  json j = json::parse(payload, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return protocol_error("result is not a JSON object");
+  backend::RunResult r;
+  r.runtime_version = j.value("runtime_version", "");
+  r.adapter = j.value("adapter", "");
+  r.nodes_on_backend = j.value("nodes_on_backend", int64_t{-1});
+  r.nodes_on_cpu = j.value("nodes_on_cpu", int64_t{-1});
+  r.create_ms = j.value("create_ms", 0.0);
+  r.run_ms = j.value("run_ms", 0.0);
+  r.notes = j.value("notes", std::vector<std::string>{});
+  return r;
+}
+
+}  // namespace parity::isolate

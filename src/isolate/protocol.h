@@ -1,0 +1,46 @@
+// isolate/protocol.h: the messages between `parity` and its `parity worker` processes.
+//
+// Versioned and append-only: a field is never renamed or reused. Parent -> worker: one request
+// frame, then its input tensor frames. Worker -> parent: stage frames as it goes, then either
+// the output tensor frames followed by a result frame, or one error frame.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backend/backend.h"
+#include "backend/test_fault.h"
+#include "parity/result.h"
+#include "parity/tensor.h"
+
+namespace parity::isolate {
+
+inline constexpr int kProtocolVersion = 1;
+
+struct WorkerRequest {
+  backend::BackendSpec spec;
+  backend::RunRequest run;  // its inputs travel as tensor frames after the request frame
+  std::optional<backend::TestFault> test_fault;
+};
+
+// "create-session:segv", the form parse_test_fault() reads.
+std::string test_fault_to_string(const backend::TestFault& f);
+
+nlohmann::json spec_to_json(const backend::BackendSpec& s);
+Result<backend::BackendSpec> spec_from_json(const nlohmann::json& j);
+
+// The request frame payload; the inputs of `run` are not included (they follow as tensor frames).
+std::string encode_request(const backend::BackendSpec& spec, const backend::RunRequest& run,
+                           const std::optional<backend::TestFault>& fault);
+Result<WorkerRequest> decode_request(const std::string& payload);
+
+std::string encode_tensor(const NamedTensor& t);  // tensor frame payload
+Result<NamedTensor> decode_tensor(const std::string& payload);
+
+std::string encode_result(const backend::RunResult& r);  // result frame payload (no outputs)
+Result<backend::RunResult> decode_result(const std::string& payload);
+
+}  // namespace parity::isolate

@@ -1,0 +1,64 @@
+// model/proto_io.h: protobuf plumbing shared by onnx_model and tensor_proto. Internal to src/model;
+// nothing outside this folder includes it (it names protobuf types).
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "parity/result.h"
+
+namespace google::protobuf {
+class Descriptor;
+class Message;
+namespace io {
+class ZeroCopyInputStream;
+}  // namespace io
+}  // namespace google::protobuf
+
+namespace parity::model::detail {
+
+// Protobuf cannot address a message over 2 GiB; larger models must keep weights as external data.
+inline constexpr std::uintmax_t kMaxProtoBytes = INT_MAX;
+
+// Size of `path` after checking it is an existing regular file. Missing, directory, other file
+// kinds -> ErrorKind::io at `stage`; `what` names the file in messages ("model", "tensor file").
+Result<std::uintmax_t> regular_file_size(const std::filesystem::path& path, Stage stage,
+                                         std::string_view what);
+
+// Reads all of `path` (checked as above); read failures -> ErrorKind::io at `stage`.
+Result<std::string> read_file(const std::filesystem::path& path, Stage stage, std::string_view what);
+
+// Parses one whole message with the total-bytes limit raised to kMaxProtoBytes (older protobufs
+// default to 64 MiB) and the recursion limit left at protobuf's default, so nesting cannot overflow
+// the stack. Returns false for malformed input. May throw std::bad_alloc; callers catch it.
+bool parse_message(google::protobuf::io::ZeroCopyInputStream& in, google::protobuf::Message& msg);
+bool parse_message(std::string_view bytes, google::protobuf::Message& msg);
+
+// Why `bytes` failed to parse as `type`, found by walking the wire format (protobuf itself only says
+// "failed"). Used on the error path only.
+struct WireProblem {
+  enum class Kind {
+    none,          // framing is intact everywhere we looked; the cause is elsewhere
+    truncated,     // the input ends inside a known field: the file was cut short
+    not_protobuf,  // the top level is not protobuf framing of this type at all
+    corrupt,       // a nested field is malformed (damaged file)
+  };
+  Kind kind = Kind::none;
+  std::string where;   // dotted field path of the damaged field, "graph.node[3]"; empty at top level
+  std::string detail;  // one phrase with byte offsets
+};
+WireProblem find_wire_problem(std::string_view bytes, const google::protobuf::Descriptor& type);
+
+// A name from the file, safe to put in a one-line message: control bytes become '?' and names
+// longer than 80 bytes are cut (damaged files can hold any bytes there).
+std::string printable(std::string_view name);
+
+// Turns a failed parse of `bytes` (as `type`) into a bad_input Error at `stage`, such as
+// "<origin>: the file is truncated: ...". `what` has its article: "an ONNX model", "a TensorProto".
+Error parse_failure(std::string_view bytes, const google::protobuf::Descriptor& type,
+                    const std::string& origin, Stage stage, std::string_view what);
+
+}  // namespace parity::model::detail

@@ -1,0 +1,322 @@
+#include "probe/input_plan.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "core/image.h"
+#include "core/npy.h"
+#include "model/tensor_proto.h"
+
+namespace parity::probe {
+namespace {
+
+Error input_error(std::string message, std::string hint = {}) {
+  return make_error(ErrorKind::bad_input, Stage::prepare_inputs, std::move(message), std::move(hint));
+}
+
+Error arg_error(std::string message, std::string hint = {}) {
+  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
+}
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Uniform double in [0, 1) from the top 53 bits.
+double unit(uint64_t& state) { return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53; }
+
+template <class T>
+void fill_int(Tensor& t, ValueRange r, uint64_t& state) {
+  const double lo = std::ceil(r.lo), span = std::max(1.0, std::floor(r.hi) - lo);
+  for (auto& v : t.mutable_view<T>()) v = static_cast<T>(lo + std::floor(unit(state) * span));
+}
+
+bool is_image_path(const std::filesystem::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".bmp" || ext == ".tga";
+}
+
+Result<Tensor> load_input_file(const PlannedInput& in, const std::filesystem::path& path,
+                               const InputSettings& settings) {
+  const std::string name = in.info.name;
+  std::string ext = path.extension().string();
+  if (ext == ".npy") return read_npy(path);
+  if (ext == ".pb") {
+    PARITY_ASSIGN_OR_RETURN(nt, model::read_tensor_proto(path, in.info.dtype));
+    return std::move(nt.tensor);
+  }
+  if (is_image_path(path)) {
+    ImageLoadOptions opts;
+    if (in.info.has_shape && in.info.dims.size() == 4 && in.info.dims[1].is_fixed())
+      opts.channels = static_cast<int>(in.info.dims[1].value);
+    if (auto it = settings.resize.find(name); it != settings.resize.end()) {
+      opts.height = it->second.first;
+      opts.width = it->second.second;
+    } else if (in.info.dims.size() == 4 && in.info.dims[2].is_fixed() && in.info.dims[3].is_fixed()) {
+      opts.height = in.info.dims[2].value;  // the model fixes the size: fit the image to it
+      opts.width = in.info.dims[3].value;
+    }
+    return load_image_nchw(path, opts);
+  }
+  return input_error("input '" + name + "': cannot tell the format of " + path.string(),
+                     "use a .npy, an ONNX TensorProto .pb, or a PNG/JPEG image");
+}
+
+// Checks a tensor loaded from a file against what the model declares for that input.
+Status check_against_model(const model::ValueInfo& info, const Tensor& t, const std::string& origin) {
+  if (t.dtype() != info.dtype)
+    return input_error("input '" + info.name + "' from " + origin + " is " + std::string(dtype_name(t.dtype())) +
+                           ", the model expects " + std::string(dtype_name(info.dtype)),
+                       "convert the file to the model's element type");
+  if (!info.has_shape) return ok_status();
+  if (t.shape().size() != info.dims.size())
+    return input_error("input '" + info.name + "' from " + origin + " has shape " + shape_to_string(t.shape()) +
+                       ", the model expects rank " + std::to_string(info.dims.size()));
+  for (std::size_t d = 0; d < info.dims.size(); ++d)
+    if (info.dims[d].is_fixed() && info.dims[d].value != t.shape()[d])
+      return input_error("input '" + info.name + "' from " + origin + " has shape " + shape_to_string(t.shape()) +
+                         ", but the model fixes dim " + std::to_string(d) + " at " +
+                         std::to_string(info.dims[d].value));
+  return ok_status();
+}
+
+Result<Shape> resolve_shape(const model::ValueInfo& info, const InputSettings& settings) {
+  const std::string& name = info.name;
+  if (auto it = settings.shapes.find(name); it != settings.shapes.end()) {
+    const Shape& s = it->second;
+    if (info.has_shape && s.size() != info.dims.size())
+      return input_error("--shape " + name + " gives rank " + std::to_string(s.size()) + ", the model declares rank " +
+                         std::to_string(info.dims.size()));
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      if (s[d] < 0) return input_error("--shape " + name + " has a negative dim");
+      if (info.has_shape && info.dims[d].is_fixed() && info.dims[d].value != s[d])
+        return input_error("--shape " + name + " sets dim " + std::to_string(d) + " to " + std::to_string(s[d]) +
+                           ", but the model fixes it at " + std::to_string(info.dims[d].value));
+    }
+    return s;
+  }
+  if (!info.has_shape)
+    return input_error("input '" + name + "' has no declared shape (unknown rank)",
+                       "set it with --shape " + name + "=D0,D1,...");
+  Shape shape;
+  for (std::size_t d = 0; d < info.dims.size(); ++d) {
+    const auto& dim = info.dims[d];
+    if (dim.is_fixed()) {
+      shape.push_back(dim.value);
+    } else if (!dim.symbol.empty()) {
+      auto it = settings.dims.find(dim.symbol);
+      if (it == settings.dims.end())
+        return input_error("input '" + name + "' dim " + std::to_string(d) + " is symbolic '" + dim.symbol + "'",
+                           "set it with --dim " + dim.symbol + "=N (or the whole shape with --shape " + name + "=...)");
+      shape.push_back(it->second);
+    } else {
+      return input_error("input '" + name + "' dim " + std::to_string(d) + " is unknown (no name, no size)",
+                         "set the whole shape with --shape " + name + "=D0,D1,...");
+    }
+  }
+  return shape;
+}
+
+Result<std::vector<std::vector<NamedTensor>>> load_io_samples(const std::vector<PlannedInput>& inputs,
+                                                               const std::filesystem::path& dir) {
+  std::vector<std::vector<NamedTensor>> samples;
+  for (int s = 0;; ++s) {
+    const auto set = dir / ("test_data_set_" + std::to_string(s));
+    if (!std::filesystem::is_directory(set)) break;
+    std::vector<NamedTensor> sample;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const auto path = set / ("input_" + std::to_string(i) + ".pb");
+      PARITY_ASSIGN_OR_RETURN(nt, model::read_tensor_proto(path, inputs[i].info.dtype));
+      PARITY_TRY(check_against_model(inputs[i].info, nt.tensor, path.string()));
+      sample.push_back({inputs[i].info.name, std::move(nt.tensor)});
+    }
+    samples.push_back(std::move(sample));
+  }
+  if (samples.empty())
+    return input_error("--load-io " + dir.string() + " holds no test_data_set_0/",
+                       "point it at a folder written by --save-io or an ONNX test case");
+  return samples;
+}
+
+}  // namespace
+
+ValueRange default_range(DType dtype) {
+  if (dtype == DType::boolean) return {0, 2};
+  if (dtype_is_integer(dtype)) return {0, 10};
+  return {-1, 1};
+}
+
+uint64_t derive_seed(uint64_t run_seed, const std::string& name, int sample) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a of the name, mixed with seed and sample
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  uint64_t state = run_seed ^ h ^ (static_cast<uint64_t>(sample) * 0x9e3779b97f4a7c15ull);
+  return splitmix64(state);
+}
+
+Result<Tensor> random_tensor(DType dtype, const Shape& shape, ValueRange r, uint64_t seed) {
+  if (dtype == DType::string)
+    return input_error("cannot generate random string data", "give string inputs with --input NAME=FILE.pb");
+  PARITY_ASSIGN_OR_RETURN(t, Tensor::zeros(dtype, shape));
+  uint64_t state = seed;
+  auto real = [&] { return r.lo + unit(state) * (r.hi - r.lo); };
+  switch (dtype) {
+    case DType::float32:
+      for (auto& v : t.mutable_view<float>()) v = static_cast<float>(real());
+      break;
+    case DType::float64:
+      for (auto& v : t.mutable_view<double>()) v = real();
+      break;
+    case DType::float16:
+      for (auto& v : t.mutable_view<uint16_t>()) v = float_to_half(static_cast<float>(real()));
+      break;
+    case DType::bfloat16:
+      for (auto& v : t.mutable_view<uint16_t>()) v = float_to_bfloat16(static_cast<float>(real()));
+      break;
+    case DType::boolean:
+      for (auto& v : t.mutable_view<uint8_t>()) v = unit(state) < 0.5 ? 0 : 1;
+      break;
+    case DType::int8: fill_int<int8_t>(t, r, state); break;
+    case DType::uint8: fill_int<uint8_t>(t, r, state); break;
+    case DType::int16: fill_int<int16_t>(t, r, state); break;
+    case DType::uint16: fill_int<uint16_t>(t, r, state); break;
+    case DType::int32: fill_int<int32_t>(t, r, state); break;
+    case DType::uint32: fill_int<uint32_t>(t, r, state); break;
+    case DType::int64: fill_int<int64_t>(t, r, state); break;
+    case DType::uint64: fill_int<uint64_t>(t, r, state); break;
+    default:
+      return input_error("cannot generate random data of type " + std::string(dtype_name(dtype)),
+                         "give this input with --input NAME=FILE");
+  }
+  return t;
+}
+
+Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings& settings) {
+  // Every name the user gave must exist, or a typo would silently be ignored.
+  auto known = [&](const std::string& name) {
+    return std::any_of(model.inputs.begin(), model.inputs.end(), [&](const auto& i) { return i.name == name; });
+  };
+  std::string names;
+  for (const auto& i : model.inputs) names += (names.empty() ? "" : ", ") + i.name;
+  auto check_names = [&](const auto& map, const char* flag) -> Status {
+    for (const auto& [name, v] : map)
+      if (!known(name))
+        return input_error(std::string(flag) + " names '" + name + "', which is not an input of the model",
+                           "inputs are: " + names);
+    return ok_status();
+  };
+  PARITY_TRY(check_names(settings.shapes, "--shape"));
+  for (const auto& [symbol, value] : settings.dims) {
+    bool used = false;
+    std::string symbols;
+    for (const auto& i : model.inputs)
+      for (const auto& d : i.dims) {
+        used = used || d.symbol == symbol;
+        if (!d.symbol.empty() && symbols.find("'" + d.symbol + "'") == std::string::npos)
+          symbols += (symbols.empty() ? "" : ", ") + ("'" + d.symbol + "'");
+      }
+    if (!used)
+      return input_error("--dim names '" + symbol + "', which no input of the model uses",
+                         symbols.empty() ? "the model has no symbolic dims" : "symbolic dims are: " + symbols);
+    if (value < 0) return input_error("--dim " + symbol + " must not be negative");
+  }
+  PARITY_TRY(check_names(settings.ranges, "--range"));
+  PARITY_TRY(check_names(settings.files, "--input"));
+  PARITY_TRY(check_names(settings.resize, "--resize"));
+  if (settings.samples < 1) return input_error("--samples must be at least 1");
+
+  InputPlan plan;
+  std::vector<std::optional<Tensor>> file_tensors;
+  for (const auto& info : model.inputs) {
+    PlannedInput in;
+    in.info = info;
+    in.range = default_range(info.dtype);
+    if (auto it = settings.ranges.find(info.name); it != settings.ranges.end()) in.range = it->second;
+    std::optional<Tensor> from_file;
+    if (settings.load_io) {
+      in.source = "load-io";
+    } else if (auto it = settings.files.find(info.name); it != settings.files.end()) {
+      PARITY_ASSIGN_OR_RETURN(t, load_input_file(in, it->second, settings));
+      PARITY_TRY(check_against_model(info, t, it->second.string()));
+      in.shape = t.shape();
+      in.source = "file:" + it->second.string();
+      from_file = std::move(t);
+    } else {
+      PARITY_ASSIGN_OR_RETURN(shape, resolve_shape(info, settings));
+      in.shape = std::move(shape);
+      in.source = "random";
+    }
+    file_tensors.push_back(std::move(from_file));
+    plan.inputs.push_back(std::move(in));
+  }
+
+  if (settings.load_io) {
+    PARITY_ASSIGN_OR_RETURN(samples, load_io_samples(plan.inputs, *settings.load_io));
+    for (std::size_t i = 0; i < plan.inputs.size(); ++i) plan.inputs[i].shape = samples[0][i].tensor.shape();
+    plan.samples = std::move(samples);
+    return plan;
+  }
+  for (int s = 0; s < settings.samples; ++s) {
+    std::vector<NamedTensor> sample;
+    for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
+      const auto& in = plan.inputs[i];
+      if (file_tensors[i]) {
+        sample.push_back({in.info.name, *file_tensors[i]});
+        continue;
+      }
+      PARITY_ASSIGN_OR_RETURN(
+          t, random_tensor(in.info.dtype, in.shape, in.range, derive_seed(settings.seed, in.info.name, s)));
+      sample.push_back({in.info.name, std::move(t)});
+    }
+    plan.samples.push_back(std::move(sample));
+  }
+  return plan;
+}
+
+Result<std::pair<std::string, std::string>> split_assignment(const std::string& text, const std::string& flag) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    return arg_error(flag + " expects NAME=VALUE, got '" + text + "'");
+  return std::pair{text.substr(0, eq), text.substr(eq + 1)};
+}
+
+Result<std::vector<int64_t>> parse_int_list(const std::string& text, const std::string& flag) {
+  std::vector<int64_t> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find_first_of(",x", pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
+      return arg_error(flag + ": '" + text + "' is not a list of integers", "write it like 1,3,224,224");
+    out.push_back(v);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+Result<std::vector<double>> parse_number_list(const std::string& text, const std::string& flag) {
+  std::vector<double> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    double v = std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size())
+      return arg_error(flag + ": '" + text + "' is not a list of numbers", "write it like 0,1 or -1e3,1e3");
+    out.push_back(v);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace parity::probe

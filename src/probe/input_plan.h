@@ -1,0 +1,69 @@
+// probe/input_plan.h: what to feed a model: shapes resolved from the model and the user's
+// --dim/--shape/--range/--input/--resize settings, and the tensors built from them.
+//
+// Random data is seeded and generated with a portable generator (splitmix64), so the same seed
+// gives the same inputs on every machine and standard library; repro folders record the seed.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/onnx_model.h"
+#include "parity/result.h"
+#include "parity/tensor.h"
+
+namespace parity::probe {
+
+struct ValueRange {
+  double lo = 0;
+  double hi = 1;
+};
+
+// The user's input settings, as given on the command line (all keyed by name).
+struct InputSettings {
+  std::map<std::string, int64_t> dims;                // --dim symbol=value
+  std::map<std::string, Shape> shapes;                // --shape input=1,3,224,224
+  std::map<std::string, ValueRange> ranges;           // --range input=lo,hi
+  std::map<std::string, std::filesystem::path> files; // --input input=FILE (.npy, .pb, image)
+  std::map<std::string, std::pair<int64_t, int64_t>> resize;  // --resize input=H,W (images)
+  std::optional<std::filesystem::path> load_io;       // --load-io DIR (test_data_set_N/input_K.pb)
+  uint64_t seed = 0;
+  int samples = 1;
+};
+
+// Default range of random values: floats in [-1, 1], integers in [0, 10), bool 0/1.
+ValueRange default_range(DType dtype);
+
+// One resolved input: where its data comes from.
+struct PlannedInput {
+  model::ValueInfo info;
+  Shape shape;                  // concrete shape (for files: the file's shape)
+  ValueRange range;             // for random data
+  std::string source;           // "random", "file:PATH", "load-io"
+};
+
+struct InputPlan {
+  std::vector<PlannedInput> inputs;
+  std::vector<std::vector<NamedTensor>> samples;  // samples[s][i] matches inputs[i]
+};
+
+// Resolves shapes and builds every sample's tensors. Errors are bad_input at prepare_inputs and
+// name the input and dim ("input 'x' dim 0 is symbolic 'batch': set it with --dim batch=N").
+Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings& settings);
+
+// Seeded uniform random tensor in [range.lo, range.hi) (integers: [lo, hi)); deterministic.
+Result<Tensor> random_tensor(DType dtype, const Shape& shape, ValueRange range, uint64_t seed);
+
+// Stable 64-bit seed for input `name` of sample `sample` under the run seed.
+uint64_t derive_seed(uint64_t run_seed, const std::string& name, int sample);
+
+// Parsers for the command-line forms; errors are bad_input at parse_args naming the flag.
+Result<std::pair<std::string, std::string>> split_assignment(const std::string& text, const std::string& flag);
+Result<std::vector<int64_t>> parse_int_list(const std::string& text, const std::string& flag);
+Result<std::vector<double>> parse_number_list(const std::string& text, const std::string& flag);
+
+}  // namespace parity::probe

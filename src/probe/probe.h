@@ -1,0 +1,91 @@
+// probe/probe.h: `parity probe`: run one model on several backends, each in its own worker,
+// compare every output with the reference backend, and say which backends are right.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "isolate/isolated_runner.h"
+#include "model/onnx_model.h"
+#include "parity/metrics.h"
+#include "parity/result.h"
+#include "probe/input_plan.h"
+
+namespace parity::probe {
+
+// A backend's overall status; names are part of the JSON contract.
+enum class BackendStatus { ok, mismatch, error, crashed, timeout, oom, unavailable };
+std::string_view to_string(BackendStatus s);
+BackendStatus status_from_error(const Error& e);
+
+struct ProbeOptions {
+  std::filesystem::path model_path;
+  std::vector<backend::BackendSpec> backends;  // in report order; may include the reference
+  backend::BackendSpec reference;              // default: cpu
+  InputSettings inputs;
+  std::optional<Tolerance> tolerance;               // --atol/--rtol for every output
+  std::map<std::string, Tolerance> output_tolerance;  // --tol OUTPUT=atol,rtol
+  isolate::IsolationLimits limits;
+  std::string worker_exe;                      // empty = this executable
+  std::string test_fault_env;                  // value of PARITY_TEST_FAULT ("" = none)
+  std::optional<std::filesystem::path> save_io;  // write inputs/outputs in ONNX test-data layout
+};
+
+// The evidence for one output of one backend (worst sample).
+struct OutputReport {
+  std::string name;
+  Verdict verdict = Verdict::match;
+  std::string failed_rule;  // empty on match
+  std::string detail;
+  DType dtype = DType::undefined;
+  Shape shape;
+  std::optional<Comparison> comparison;  // absent for the reference itself
+  TensorStats stats;                      // of this backend's output
+  TensorStats reference_stats;
+  Tolerance tolerance;
+  int worst_sample = 0;
+};
+
+struct BackendReport {
+  std::string name;
+  std::string ep;
+  bool is_reference = false;
+  BackendStatus status = BackendStatus::ok;
+  std::optional<Error> error;
+  std::string ort_version;
+  std::string adapter;
+  int64_t nodes_on_backend = -1, nodes_on_cpu = -1;
+  double create_ms = 0, run_ms = 0, wall_ms = 0;  // worst sample's run; wall = all workers
+  std::vector<OutputReport> outputs;
+  std::vector<std::string> notes;
+  std::string worker_log;  // tail of the failing worker's log, for the JSON
+};
+
+struct ProbeReport {
+  std::string parity_version;
+  model::ModelInfo model;
+  std::vector<PlannedInput> inputs;
+  int samples = 1;
+  uint64_t seed = 0;
+  std::string reference;
+  std::vector<BackendReport> backends;  // reference first
+  bool all_ok() const;
+};
+
+// Progress events for long runs ("webgpu: sample 1/4 ...", "webgpu: mismatch in 3.2 s").
+using ProgressSink = std::function<void(const std::string& line)>;
+
+// Runs the whole probe. Fails (Result error) only for a bad invocation or an unreadable model:
+// backend failures are rows of the report.
+Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& progress = {});
+
+// Tolerance applied to output `name` of dtype `dtype` under `options`.
+Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DType dtype);
+
+}  // namespace parity::probe

@@ -1,0 +1,131 @@
+#include "report/probe_json.h"
+
+#include <cmath>
+#include <fstream>
+
+#include "core/json_io.h"
+
+namespace parity::report {
+namespace {
+
+using nlohmann::json;
+
+json opt_number(const std::optional<double>& v) { return v ? json_number(*v) : json(nullptr); }
+
+json dims_to_json(const model::ValueInfo& v) {
+  if (!v.has_shape) return nullptr;
+  json dims = json::array();
+  for (const auto& d : v.dims) {
+    if (d.is_fixed()) dims.push_back(d.value);
+    else if (!d.symbol.empty()) dims.push_back(d.symbol);
+    else dims.push_back(nullptr);
+  }
+  return dims;
+}
+
+json output_to_json(const probe::OutputReport& o) {
+  json metrics = stats_to_json(o.stats);
+  if (o.comparison) metrics.update(comparison_to_json(*o.comparison));
+  return {{"name", o.name},
+          {"dtype", dtype_name(o.dtype)},
+          {"shape", o.shape},
+          {"verdict", o.verdict == Verdict::match ? "match" : "mismatch"},
+          {"failed_rule", o.failed_rule.empty() ? json(nullptr) : json(o.failed_rule)},
+          {"detail", o.detail},
+          {"worst_sample", o.worst_sample},
+          {"tolerance", {{"atol", o.tolerance.atol}, {"rtol", o.tolerance.rtol}}},
+          {"metrics", metrics},
+          {"reference_metrics", stats_to_json(o.reference_stats)}};
+}
+
+}  // namespace
+
+json json_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+json stats_to_json(const TensorStats& s) {
+  json channel = json::array();
+  for (double c : s.channel_mean) channel.push_back(json_number(c));
+  return {{"mean", json_number(s.mean)}, {"std", json_number(s.std)},   {"min", json_number(s.min)},
+          {"max", json_number(s.max)},   {"channel_mean", channel},     {"zero_frac", s.zero_frac},
+          {"nan_frac", s.nan_frac},      {"inf_frac", s.inf_frac}};
+}
+
+json comparison_to_json(const Comparison& c) {
+  return {{"max_abs", json_number(c.max_abs)},
+          {"max_rel", json_number(c.max_rel)},
+          {"mean_abs", json_number(c.mean_abs)},
+          {"cosine", opt_number(c.cosine)},
+          {"pearson", opt_number(c.pearson)},
+          {"psnr", opt_number(c.psnr)},
+          {"top1_agree", opt_number(c.top1_agree)},
+          {"top5_agree", opt_number(c.top5_agree)},
+          {"nan_mismatch", c.nan_mismatch},
+          {"elements_over_tol", c.elements_over_tol},
+          {"worst_index", c.worst_index}};
+}
+
+json probe_to_json(const probe::ProbeReport& r) {
+  json inputs = json::array();
+  for (const auto& in : r.inputs)
+    inputs.push_back({{"name", in.info.name},
+                      {"dtype", dtype_name(in.info.dtype)},
+                      {"shape", in.shape},
+                      {"declared_shape", dims_to_json(in.info)},
+                      {"source", in.source},
+                      {"range", {in.range.lo, in.range.hi}}});
+  json outputs = json::array();
+  for (const auto& out : r.model.outputs)
+    outputs.push_back({{"name", out.name}, {"dtype", dtype_name(out.dtype)}, {"declared_shape", dims_to_json(out)}});
+  json opsets = json::object();
+  for (const auto& [domain, version] : r.model.opsets) opsets[domain.empty() ? "ai.onnx" : domain] = version;
+
+  json backends = json::array();
+  for (const auto& b : r.backends) {
+    json outs = json::array();
+    for (const auto& o : b.outputs) outs.push_back(output_to_json(o));
+    json jb = {{"name", b.name},
+               {"ep", b.ep},
+               {"role", b.is_reference ? "reference" : "target"},
+               {"ort_version", b.ort_version},
+               {"adapter", b.adapter.empty() ? json(nullptr) : json(b.adapter)},
+               {"status", probe::to_string(b.status)},
+               {"error", b.error ? error_to_json(*b.error) : json(nullptr)},
+               {"nodes_on_backend", b.nodes_on_backend < 0 ? json(nullptr) : json(b.nodes_on_backend)},
+               {"nodes_on_cpu", b.nodes_on_cpu < 0 ? json(nullptr) : json(b.nodes_on_cpu)},
+               {"timing_ms", {{"create_session", b.create_ms}, {"run", b.run_ms}, {"wall", b.wall_ms}}},
+               {"notes", b.notes},
+               {"outputs", outs}};
+    if (b.error && !b.worker_log.empty()) jb["worker_log"] = b.worker_log;
+    backends.push_back(std::move(jb));
+  }
+  return {{"schema", kProbeSchema},
+          {"parity_version", r.parity_version},
+          {"model",
+           {{"path", r.model.path.string()},
+            {"file_bytes", r.model.file_bytes},
+            {"ir_version", r.model.ir_version},
+            {"opsets", opsets},
+            {"producer", r.model.producer},
+            {"node_count", r.model.node_count},
+            {"inputs", inputs},
+            {"outputs", outputs}}},
+          {"reference", r.reference},
+          {"samples", r.samples},
+          {"seed", r.seed},
+          {"ok", r.all_ok()},
+          {"backends", backends}};
+}
+
+Status write_json_file(const std::filesystem::path& path, const json& j) {
+  std::ofstream f(path);
+  if (!f) return make_error(ErrorKind::io, Stage::write_output, "cannot write " + path.string());
+  f << j.dump(2) << "\n";
+  if (!f) return make_error(ErrorKind::io, Stage::write_output, "error while writing " + path.string());
+  return ok_status();
+}
+
+}  // namespace parity::report

@@ -1,0 +1,24 @@
+// report/probe_json.h: the machine-readable probe result (schema documented in
+// docs/json-schema.md; versioned by "schema": "parity.probe/1", append-only).
+#pragma once
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "parity/metrics.h"
+#include "probe/probe.h"
+
+namespace parity::report {
+
+inline constexpr const char* kProbeSchema = "parity.probe/1";
+
+nlohmann::json probe_to_json(const probe::ProbeReport& report);
+Status write_json_file(const std::filesystem::path& path, const nlohmann::json& j);
+
+// JSON number, or the strings "nan", "inf", "-inf" (JSON has no non-finite numbers).
+nlohmann::json json_number(double v);
+nlohmann::json stats_to_json(const TensorStats& s);
+nlohmann::json comparison_to_json(const Comparison& c);
+
+}  // namespace parity::report

@@ -1,0 +1,52 @@
+#include "isolate/protocol.h"
+
+#include <gtest/gtest.h>
+
+namespace parity::isolate {
+namespace {
+
+TEST(Protocol, RequestRoundTripsSpecAndFault) {
+  backend::BackendSpec spec;
+  spec.label = "old";
+  spec.ep = "webgpu";
+  spec.ort_lib = "/x/libonnxruntime.so.1";
+  spec.opt_level = "basic";
+  spec.allow_fallback = false;
+  spec.provider_options = {{"a", "1"}};
+  spec.session_config = {{"session.x", "y"}};
+  backend::RunRequest run;
+  run.model_path = "/m.onnx";
+  run.inputs.resize(2);
+  auto decoded = decode_request(encode_request(spec, run, backend::TestFault{Stage::run, backend::FaultAction::hang}));
+  ASSERT_TRUE(decoded.ok()) << decoded.error().describe();
+  EXPECT_EQ(decoded->spec.label, "old");
+  EXPECT_EQ(decoded->spec.opt_level, "basic");
+  EXPECT_FALSE(decoded->spec.allow_fallback);
+  EXPECT_EQ(decoded->spec.provider_options, spec.provider_options);
+  EXPECT_EQ(decoded->spec.session_config, spec.session_config);
+  EXPECT_EQ(decoded->run.inputs.size(), 2u);
+  ASSERT_TRUE(decoded->test_fault.has_value());
+  EXPECT_EQ(decoded->test_fault->stage, Stage::run);
+  EXPECT_EQ(decoded->test_fault->action, backend::FaultAction::hang);
+}
+
+TEST(Protocol, RejectsOtherVersionsAndGarbage) {
+  EXPECT_FALSE(decode_request("{\"protocol\": 99}").ok());
+  EXPECT_FALSE(decode_request("not json").ok());
+  EXPECT_FALSE(decode_tensor("ab").ok());
+}
+
+TEST(Protocol, TensorsTravelAsRawBytes) {
+  const float values[] = {1.5f, -2.0f, 3.25f};
+  NamedTensor t{"y", Tensor::from_floats({3}, values)};
+  auto back = decode_tensor(encode_tensor(t));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, t);
+  NamedTensor s{"s", Tensor::from_strings({2}, {"a", "bc"})};
+  auto back_s = decode_tensor(encode_tensor(s));
+  ASSERT_TRUE(back_s.ok());
+  EXPECT_EQ(*back_s, s);
+}
+
+}  // namespace
+}  // namespace parity::isolate

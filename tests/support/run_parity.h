@@ -1,0 +1,38 @@
+// tests/support/run_parity.h: runs the built `parity` binary as a user would, through the same
+// ChildProcess the product uses, and captures exit status and output.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace parity::testing {
+
+struct CommandResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  std::string output;  // stdout and stderr, interleaved
+};
+
+CommandResult run_parity(const std::vector<std::string>& args,
+                         const std::vector<std::pair<std::string, std::string>>& env = {},
+                         double timeout_s = 600);
+
+// A fresh temporary directory, removed with the object.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Writes a Vulkan ICD manifest for Chromium's mock driver (no usable adapter for Dawn) into
+// `dir` and returns its path.
+std::string write_mock_icd_manifest(const std::string& dir);
+
+}  // namespace parity::testing
