@@ -94,6 +94,7 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   SpawnOptions so;
   so.exe = launch.worker_exe.empty() ? current_executable() : launch.worker_exe;
   so.args = {"worker"};
+  so.env_set = launch.env;
   so.env_unset = {"PARITY_TEST_FAULT"};  // the fault travels in the request, for this worker only
   so.max_data_bytes = limits.max_memory_bytes;
   auto spawned = ChildProcess::spawn(so);

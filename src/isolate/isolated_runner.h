@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backend/backend.h"
 #include "backend/test_fault.h"
@@ -31,6 +33,8 @@ struct IsolatedRun {
 struct WorkerLaunch {
   std::string worker_exe;  // binary that implements `worker`; empty = this executable
   std::optional<backend::TestFault> test_fault;  // injected into this worker only
+  // Extra environment for this worker only (e.g. a Vulkan layer for parity chaos).
+  std::vector<std::pair<std::string, std::string>> env;
 };
 
 IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunRequest& request,

@@ -151,7 +151,7 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
       backend::RunRequest req;
       req.model_path = options.model_path.string();
       req.inputs = plan.samples[s];
-      isolate::WorkerLaunch launch{options.worker_exe, faults[bi]};
+      isolate::WorkerLaunch launch{options.worker_exe, faults[bi], {}};
       auto run = isolate::run_isolated(spec, req, options.limits, launch);
       br.wall_ms += run.wall_ms;
       if (!run.result.ok()) {
