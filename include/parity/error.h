@@ -26,18 +26,18 @@ enum class ErrorKind {
 // Where in a backend's life a failure happened. Append-only, like ErrorKind.
 enum class Stage {
   none,
-  parse_args,      // command line and option parsing
-  load_model,      // reading and validating the ONNX file
-  prepare_inputs,  // building or loading input tensors
-  spawn_worker,    // starting the isolated worker process
-  load_library,    // dlopen of the ONNX Runtime library and API table lookup
-  create_env,      // OrtEnv and session options
-  append_provider, // attaching the execution provider to the session options
-  create_session,  // graph optimisation, partitioning and kernel creation
-  run,             // Session::Run
-  read_output,     // reading output tensors back from the backend
-  compare,         // comparing outputs with the reference
-  write_output,    // writing reports, saved tensors or repro folders
+  parse_args,       // command line and option parsing
+  load_model,       // reading and validating the ONNX file
+  prepare_inputs,   // building or loading input tensors
+  spawn_worker,     // starting the isolated worker process
+  load_library,     // dlopen of the ONNX Runtime library and API table lookup
+  create_env,       // OrtEnv and session options
+  append_provider,  // attaching the execution provider to the session options
+  create_session,   // graph optimisation, partitioning and kernel creation
+  run,              // Session::Run
+  read_output,      // reading output tensors back from the backend
+  compare,          // comparing outputs with the reference
+  write_output,     // writing reports, saved tensors or repro folders
 };
 
 std::string_view to_string(ErrorKind kind);

@@ -8,7 +8,8 @@ namespace {
 
 Error spec_error(const std::string& text, const std::string& what, std::string hint = {}) {
   if (hint.empty()) hint = "write backends as [LABEL=]EP[:KEY=VALUE]..., e.g. webgpu:opt=basic:fallback=off";
-  return make_error(ErrorKind::bad_input, Stage::parse_args, "backend '" + text + "': " + what, std::move(hint));
+  return make_error(ErrorKind::bad_input, Stage::parse_args, "backend '" + text + "': " + what,
+                    std::move(hint));
 }
 
 bool valid_name(const std::string& s) {
@@ -25,7 +26,8 @@ Result<bool> parse_switch(const std::string& text, const std::string& key, const
 
 }  // namespace
 
-Result<backend::BackendSpec> parse_backend_spec(const std::string& text, const backend::BackendSpec& defaults) {
+Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
+                                                const backend::BackendSpec& defaults) {
   backend::BackendSpec spec = defaults;
   std::vector<std::string> parts;
   std::size_t pos = 0;
@@ -42,7 +44,8 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text, const b
   } else {
     spec.label = spec.ep = head;
   }
-  std::transform(spec.ep.begin(), spec.ep.end(), spec.ep.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(spec.ep.begin(), spec.ep.end(), spec.ep.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   if (!valid_name(spec.label) || !valid_name(spec.ep)) return spec_error(text, "bad name");
   if (!backend::is_known_ep(spec.ep)) {
     std::string known;

@@ -20,7 +20,8 @@
 namespace parity::cli {
 
 // Parses one spec; `defaults` carries the run-wide flags (--ort-lib, --opt-level, ...).
-Result<backend::BackendSpec> parse_backend_spec(const std::string& text, const backend::BackendSpec& defaults);
+Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
+                                                const backend::BackendSpec& defaults);
 // Parses a comma-separated list. Commas inside a spec are not allowed (use ':' between keys).
 Result<std::vector<backend::BackendSpec>> parse_backend_list(const std::string& text,
                                                              const backend::BackendSpec& defaults);

@@ -9,7 +9,14 @@
 namespace parity::cli {
 namespace {
 
-std::vector<Verb> verb_table() { return {probe_verb(), worker_verb()}; }
+// The verb table: one line per verb, in the order --help lists them.
+std::vector<Verb> verb_table() {
+  std::vector<Verb> verbs;
+  verbs.push_back(probe_verb());
+  verbs.push_back(backends_verb());
+  verbs.push_back(worker_verb());
+  return verbs;
+}
 
 }  // namespace
 

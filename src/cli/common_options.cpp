@@ -17,7 +17,8 @@ backend::BackendSpec CommonOptions::defaults() const {
 Result<isolate::IsolationLimits> CommonOptions::limits() const {
   isolate::IsolationLimits l;
   if (!(timeout_s > 0))
-    return make_error(ErrorKind::bad_input, Stage::parse_args, "--timeout must be a positive number of seconds");
+    return make_error(ErrorKind::bad_input, Stage::parse_args,
+                      "--timeout must be a positive number of seconds");
   l.timeout_s = timeout_s;
   if (!max_memory.empty()) {
     PARITY_ASSIGN_OR_RETURN(bytes, parse_size(max_memory, "--max-memory"));
@@ -44,7 +45,8 @@ Result<uint64_t> parse_size(const std::string& text, const std::string& flag) {
       case 'T': unit = uint64_t{1} << 40; break;
       default: used = 0;
     }
-    if (suffix.size() > 1 && suffix.substr(1) != "B" && suffix.substr(1) != "iB" && suffix.substr(1) != "b") used = 0;
+    if (suffix.size() > 1 && suffix.substr(1) != "B" && suffix.substr(1) != "iB" && suffix.substr(1) != "b")
+      used = 0;
   }
   if (used == 0 || v <= 0)
     return make_error(ErrorKind::bad_input, Stage::parse_args, flag + " '" + text + "' is not a size",
@@ -60,8 +62,9 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--opt-level", o.opt_level, "graph optimization level for every backend")
       ->check(CLI::IsMember({"all", "extended", "basic", "disabled"}))
       ->capture_default_str();
-  cmd.add_flag("--fallback,!--no-fallback", o.allow_fallback,
-               "allow nodes the EP cannot take to run on CPU (--no-fallback makes session creation fail instead)");
+  cmd.add_flag(
+      "--fallback,!--no-fallback", o.allow_fallback,
+      "allow nodes the EP cannot take to run on CPU (--no-fallback makes session creation fail instead)");
   cmd.add_option("--webgpu-adapter", o.webgpu_adapter,
                  "Vulkan driver for webgpu: auto (hardware if any, else SwiftShader), system, swiftshader, "
                  "or the path of an ICD manifest json")
@@ -72,7 +75,8 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--timeout", o.timeout_s, "seconds one backend worker may take before it is killed")
       ->envname("PARITY_TIMEOUT")
       ->capture_default_str();
-  cmd.add_option("--max-memory", o.max_memory, "memory cap per worker, e.g. 4G or 512M (plain numbers are MiB)")
+  cmd.add_option("--max-memory", o.max_memory,
+                 "memory cap per worker, e.g. 4G or 512M (plain numbers are MiB)")
       ->envname("PARITY_MAX_MEMORY");
   cmd.add_option("--json", o.json_path, "also write the result as JSON to FILE ('-' for stdout)");
   cmd.add_flag("-q,--quiet", o.quiet, "no progress lines on stderr");

@@ -2,9 +2,8 @@
 // limits, output files), declared once so their names, help and env fallbacks never drift.
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "backend/backend.h"
 #include "isolate/isolated_runner.h"
@@ -13,14 +12,14 @@
 namespace parity::cli {
 
 struct CommonOptions {
-  std::string ort_lib;          // --ort-lib (env PARITY_ORT_LIB)
+  std::string ort_lib;  // --ort-lib (env PARITY_ORT_LIB)
   std::string opt_level = "all";
-  bool allow_fallback = true;   // --fallback / --no-fallback
+  bool allow_fallback = true;  // --fallback / --no-fallback
   std::string webgpu_adapter = "auto";
   bool count_nodes = true;
   double timeout_s = 600;
-  std::string max_memory;       // "4G", "512M"; plain number = MiB
-  std::string json_path;        // --json FILE ("-" = stdout)
+  std::string max_memory;  // "4G", "512M"; plain number = MiB
+  std::string json_path;   // --json FILE ("-" = stdout)
   bool quiet = false;
 
   backend::BackendSpec defaults() const;  // the run-wide defaults for backend specs

@@ -3,18 +3,17 @@
 // one parser, one help format and one set of exit codes.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <string_view>
-
-#include <CLI/CLI.hpp>
 
 namespace parity::cli {
 
 // Exit codes shared by all verbs.
-inline constexpr int kExitOk = 0;        // everything agreed / nothing found
-inline constexpr int kExitFinding = 1;   // a mismatch or a failed backend
-inline constexpr int kExitUsage = 2;     // bad invocation or unreadable model
-inline constexpr int kExitCannotRun = 3; // the target could not be run at all
+inline constexpr int kExitOk = 0;         // everything agreed / nothing found
+inline constexpr int kExitFinding = 1;    // a mismatch or a failed backend
+inline constexpr int kExitUsage = 2;      // bad invocation or unreadable model
+inline constexpr int kExitCannotRun = 3;  // the target could not be run at all
 
 using VerbRunner = std::function<int()>;
 

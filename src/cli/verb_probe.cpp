@@ -71,7 +71,8 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   for (const auto& t : a.tols) {
     PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(t, "--tol"));
     PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--tol " + kv.first));
-    if (v.size() != 2 || v[0] < 0 || v[1] < 0) return usage("--tol " + t + ": expects ATOL,RTOL (non-negative)");
+    if (v.size() != 2 || v[0] < 0 || v[1] < 0)
+      return usage("--tol " + t + ": expects ATOL,RTOL (non-negative)");
     o.output_tolerance[kv.first] = Tolerance{v[0], v[1], {}, {}};
   }
   if (a.atol || a.rtol) {
@@ -98,7 +99,8 @@ int run(const ProbeArgs& args) {
   auto options = build_options(args);
   if (!options.ok()) return report_usage_error(options.error());
   probe::ProgressSink progress;
-  if (!args.common.quiet) progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
+  if (!args.common.quiet)
+    progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
   auto report = probe::run_probe(*options, progress);
   if (!report.ok()) return report_usage_error(report.error());
 
@@ -120,45 +122,50 @@ int run(const ProbeArgs& args) {
 }  // namespace
 
 Verb probe_verb() {
-  return {"probe", "run a model on several backends and check every output against a reference", false,
-          [](CLI::App& cmd) -> VerbRunner {
-            auto args = std::make_shared<ProbeArgs>();
-            cmd.description(
-                "Runs MODEL on each backend in its own worker process, compares every output with the reference "
-                "backend, and prints one row per backend.\n"
-                "Exit status: 0 all backends agree, 1 a mismatch or a failed backend, 2 bad invocation or "
-                "unreadable model.\n\n"
-                "Backends: [LABEL=]EP[:KEY=VALUE]... e.g. cpu, webgpu:opt=basic, webgpu:fallback=off,\n"
-                "  old=cpu:ort-lib=/path/libonnxruntime.so.1 (keys: opt, fallback, ort-lib, adapter, threads, nodes,\n"
-                "  so.CONFIG_KEY; any other key is an EP provider option).\n\n"
-                "Examples:\n"
-                "  parity probe model.onnx --backends cpu,webgpu --dim batch=1\n"
-                "  parity probe det.onnx --backends webgpu --input x=photo.png --resize x=640,640 --json out.json\n"
-                "  parity probe llm.onnx --backends webgpu --shape input_ids=1,128 --range input_ids=0,32000 "
-                "--samples 4");
-            cmd.add_option("model", args->model, "the ONNX model")->required();
-            cmd.add_option("-b,--backends", args->backends, "comma-separated backend specs")->capture_default_str();
-            cmd.add_option("--reference", args->reference, "backend spec whose outputs count as right")
-                ->capture_default_str();
-            cmd.add_option("--dim", args->dims, "symbolic dim value, SYMBOL=N (repeatable)");
-            cmd.add_option("--shape", args->shapes, "whole shape of an input, NAME=D0,D1,... (repeatable)");
-            cmd.add_option("--range", args->ranges,
-                           "value range of random data, NAME=LO,HI (default: floats -1,1; ints 0,10)");
-            cmd.add_option("--input", args->inputs, "input from a file, NAME=FILE (.npy, .pb TensorProto, PNG/JPEG)");
-            cmd.add_option("--resize", args->resizes, "resize an image input, NAME=HEIGHT,WIDTH");
-            cmd.add_option("--samples", args->samples, "compare on N seeded inputs and report the worst")
-                ->check(CLI::PositiveNumber)
-                ->capture_default_str();
-            cmd.add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str();
-            cmd.add_option("--atol", args->atol, "absolute tolerance for every output (default: by dtype)");
-            cmd.add_option("--rtol", args->rtol, "relative tolerance for every output (default: by dtype)");
-            cmd.add_option("--tol", args->tols, "tolerance of one output, NAME=ATOL,RTOL (repeatable)");
-            cmd.add_option("--save-io", args->save_io,
-                           "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
-            cmd.add_option("--load-io", args->load_io, "read inputs from DIR/test_data_set_N/input_K.pb");
-            add_common_options(cmd, args->common);
-            return [args] { return run(*args); };
-          }};
+  return {
+      "probe", "run a model on several backends and check every output against a reference", false,
+      [](CLI::App& cmd) -> VerbRunner {
+        auto args = std::make_shared<ProbeArgs>();
+        cmd.description(
+            "Runs MODEL on each backend in its own worker process, compares every output with the reference "
+            "backend, and prints one row per backend.\n"
+            "Exit status: 0 all backends agree, 1 a mismatch or a failed backend, 2 bad invocation or "
+            "unreadable model.\n\n"
+            "Backends: [LABEL=]EP[:KEY=VALUE]... e.g. cpu, webgpu:opt=basic, webgpu:fallback=off,\n"
+            "  old=cpu:ort-lib=/path/libonnxruntime.so.1 (keys: opt, fallback, ort-lib, adapter, threads, "
+            "nodes,\n"
+            "  so.CONFIG_KEY; any other key is an EP provider option).\n\n"
+            "Examples:\n"
+            "  parity probe model.onnx --backends cpu,webgpu --dim batch=1\n"
+            "  parity probe det.onnx --backends webgpu --input x=photo.png --resize x=640,640 --json "
+            "out.json\n"
+            "  parity probe llm.onnx --backends webgpu --shape input_ids=1,128 --range input_ids=0,32000 "
+            "--samples 4");
+        cmd.add_option("model", args->model, "the ONNX model")->required();
+        cmd.add_option("-b,--backends", args->backends, "comma-separated backend specs")
+            ->capture_default_str();
+        cmd.add_option("--reference", args->reference, "backend spec whose outputs count as right")
+            ->capture_default_str();
+        cmd.add_option("--dim", args->dims, "symbolic dim value, SYMBOL=N (repeatable)");
+        cmd.add_option("--shape", args->shapes, "whole shape of an input, NAME=D0,D1,... (repeatable)");
+        cmd.add_option("--range", args->ranges,
+                       "value range of random data, NAME=LO,HI (default: floats -1,1; ints 0,10)");
+        cmd.add_option("--input", args->inputs,
+                       "input from a file, NAME=FILE (.npy, .pb TensorProto, PNG/JPEG)");
+        cmd.add_option("--resize", args->resizes, "resize an image input, NAME=HEIGHT,WIDTH");
+        cmd.add_option("--samples", args->samples, "compare on N seeded inputs and report the worst")
+            ->check(CLI::PositiveNumber)
+            ->capture_default_str();
+        cmd.add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str();
+        cmd.add_option("--atol", args->atol, "absolute tolerance for every output (default: by dtype)");
+        cmd.add_option("--rtol", args->rtol, "relative tolerance for every output (default: by dtype)");
+        cmd.add_option("--tol", args->tols, "tolerance of one output, NAME=ATOL,RTOL (repeatable)");
+        cmd.add_option("--save-io", args->save_io,
+                       "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
+        cmd.add_option("--load-io", args->load_io, "read inputs from DIR/test_data_set_N/input_K.pb");
+        add_common_options(cmd, args->common);
+        return [args] { return run(*args); };
+      }};
 }
 
 }  // namespace parity::cli

@@ -132,9 +132,9 @@ uint16_t float_to_half(float f) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
   const uint32_t sign = (x >> 16) & 0x8000u;
   const uint32_t abs = x & 0x7fffffffu;
-  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);   // NaN
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> Inf
-  if (abs < 0x38800000u) {  // result is subnormal or zero
+  if (abs < 0x38800000u) {                                               // result is subnormal or zero
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);
     const uint32_t e = abs >> 23;
     const uint32_t m = (abs & 0x7fffffu) | 0x800000u;

@@ -97,7 +97,9 @@ Result<ChildProcess> ChildProcess::spawn(const SpawnOptions& options) {
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
     if (options.max_data_bytes) {
-      struct rlimit lim{options.max_data_bytes, options.max_data_bytes};
+      struct rlimit lim {
+        options.max_data_bytes, options.max_data_bytes
+      };
       ::setrlimit(RLIMIT_DATA, &lim);
     }
     ::execve(options.exe.c_str(), argv.data(), envp.data());

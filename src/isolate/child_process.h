@@ -20,11 +20,11 @@
 namespace parity::isolate {
 
 struct SpawnOptions {
-  std::string exe;                 // absolute path of the program
-  std::vector<std::string> args;   // argv[1..]
+  std::string exe;                                           // absolute path of the program
+  std::vector<std::string> args;                             // argv[1..]
   std::vector<std::pair<std::string, std::string>> env_set;  // added/overridden variables
-  std::vector<std::string> env_unset;                         // removed variables
-  uint64_t max_data_bytes = 0;     // RLIMIT_DATA for the child; 0 = inherit
+  std::vector<std::string> env_unset;                        // removed variables
+  uint64_t max_data_bytes = 0;                               // RLIMIT_DATA for the child; 0 = inherit
 };
 
 struct ExitStatus {

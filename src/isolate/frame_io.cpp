@@ -75,7 +75,8 @@ Result<std::optional<Frame>> FrameReader::next() {
   uint64_t len;
   std::memcpy(&len, p + 5, 8);
   if (len > kMaxFrameBytes)
-    return make_error(ErrorKind::io, Stage::none, "worker protocol out of sync (frame of " + std::to_string(len) + " bytes)");
+    return make_error(ErrorKind::io, Stage::none,
+                      "worker protocol out of sync (frame of " + std::to_string(len) + " bytes)");
   if (buffered() < kHeaderBytes + len) return std::optional<Frame>{};
   Frame f{static_cast<FrameType>(p[4]), std::string(p + kHeaderBytes, static_cast<std::size_t>(len))};
   offset_ += kHeaderBytes + static_cast<std::size_t>(len);

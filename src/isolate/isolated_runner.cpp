@@ -61,7 +61,8 @@ std::string with_log_line(std::string message, const std::string& log) {
 
 }  // namespace
 
-Result<std::optional<backend::TestFault>> test_fault_for(const std::string& env_value, const std::string& label) {
+Result<std::optional<backend::TestFault>> test_fault_for(const std::string& env_value,
+                                                         const std::string& label) {
   std::optional<backend::TestFault> chosen;
   std::size_t pos = 0;
   while (pos <= env_value.size()) {
@@ -102,7 +103,8 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   ChildProcess child = std::move(spawned).value();
 
   // A failed write means the worker already died; what it left behind says why, below.
-  if (write_frame(child.request_fd(), FrameType::request, encode_request(spec, request, launch.test_fault)).ok()) {
+  if (write_frame(child.request_fd(), FrameType::request, encode_request(spec, request, launch.test_fault))
+          .ok()) {
     for (const auto& input : request.inputs)
       if (!write_frame(child.request_fd(), FrameType::tensor, encode_tensor(input)).ok()) break;
   }
@@ -114,14 +116,16 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   std::optional<Error> reported;
   bool reply_open = true, log_open = true, timed_out = false, over_memory = false;
   uint64_t peak_rss = 0;
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
+  const auto deadline =
+      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
 
   while (reply_open && !result && !reported) {
     if (Clock::now() >= deadline) {
       timed_out = true;
       break;
     }
-    pollfd fds[2] = {{child.reply_fd(), POLLIN, 0}, {child.log_fd(), static_cast<short>(log_open ? POLLIN : 0), 0}};
+    pollfd fds[2] = {{child.reply_fd(), POLLIN, 0},
+                     {child.log_fd(), static_cast<short>(log_open ? POLLIN : 0), 0}};
     ::poll(fds, 2, 100);
     if (fds[1].revents) {
       append_log(out.worker_log, child.log_fd());
@@ -144,18 +148,23 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
             break;
           case FrameType::tensor: {
             auto t = decode_tensor(f.payload);
-            if (!t.ok()) reported = with_backend(t.error(), spec.label);
-            else outputs.push_back(std::move(t).value());
+            if (!t.ok())
+              reported = with_backend(t.error(), spec.label);
+            else
+              outputs.push_back(std::move(t).value());
             break;
           }
           case FrameType::result: {
             auto r = decode_result(f.payload);
-            if (!r.ok()) reported = with_backend(r.error(), spec.label);
-            else result = std::move(r).value();
+            if (!r.ok())
+              reported = with_backend(r.error(), spec.label);
+            else
+              result = std::move(r).value();
             break;
           }
           case FrameType::error:
-            reported = with_backend(error_from_json(nlohmann::json::parse(f.payload, nullptr, false)), spec.label);
+            reported =
+                with_backend(error_from_json(nlohmann::json::parse(f.payload, nullptr, false)), spec.label);
             break;
           case FrameType::request: break;  // never sent by a worker
         }
@@ -190,17 +199,19 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   const std::string stage_name(to_string(out.last_stage));
   if (over_memory) {
     Error e = make_error(ErrorKind::oom, out.last_stage,
-                         "worker resident memory reached " + std::to_string(peak_rss >> 20) + " MiB, over --max-memory " +
-                             std::to_string(limits.max_memory_bytes >> 20) + " MiB; killed",
+                         "worker resident memory reached " + std::to_string(peak_rss >> 20) +
+                             " MiB, over --max-memory " + std::to_string(limits.max_memory_bytes >> 20) +
+                             " MiB; killed",
                          "raise --max-memory, or use smaller inputs (--dim/--shape)");
     return finish(with_backend(std::move(e), spec.label));
   }
   if (timed_out) {
-    Error e = make_error(ErrorKind::timeout, out.last_stage,
-                         with_log_line("no result after " + std::to_string(limits.timeout_s) + " s in stage " + stage_name +
-                                           "; worker killed",
-                                       out.worker_log),
-                         "raise --timeout if the backend is just slow (WebGPU on SwiftShader is 100x slower than a GPU)");
+    Error e = make_error(
+        ErrorKind::timeout, out.last_stage,
+        with_log_line("no result after " + std::to_string(limits.timeout_s) + " s in stage " + stage_name +
+                          "; worker killed",
+                      out.worker_log),
+        "raise --timeout if the backend is just slow (WebGPU on SwiftShader is 100x slower than a GPU)");
     return finish(with_backend(std::move(e), spec.label));
   }
   if (result) {
@@ -214,12 +225,13 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   // The worker ended without a reply: it crashed, or exited on its own.
   if (status && status->signaled) {
     const bool oom = log_says_oom(out.worker_log) || status->signal == SIGKILL;
-    Error e = make_error(oom ? ErrorKind::oom : ErrorKind::crashed, out.last_stage,
-                         with_log_line("worker killed by " + signal_name(status->signal) + " in stage " + stage_name,
-                                       out.worker_log),
-                         oom ? "the worker ran out of memory; try smaller inputs or raise --max-memory"
-                             : "the backend crashed in native code; Parity isolated it. Rerun this backend alone "
-                               "with --save-io to get a reproducible case");
+    Error e = make_error(
+        oom ? ErrorKind::oom : ErrorKind::crashed, out.last_stage,
+        with_log_line("worker killed by " + signal_name(status->signal) + " in stage " + stage_name,
+                      out.worker_log),
+        oom ? "the worker ran out of memory; try smaller inputs or raise --max-memory"
+            : "the backend crashed in native code; Parity isolated it. Rerun this backend alone "
+              "with --save-io to get a reproducible case");
     e.signal = status->signal;
     return finish(with_backend(std::move(e), spec.label));
   }

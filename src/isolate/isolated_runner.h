@@ -31,7 +31,7 @@ struct IsolatedRun {
 };
 
 struct WorkerLaunch {
-  std::string worker_exe;  // binary that implements `worker`; empty = this executable
+  std::string worker_exe;                        // binary that implements `worker`; empty = this executable
   std::optional<backend::TestFault> test_fault;  // injected into this worker only
   // Extra environment for this worker only (e.g. a Vulkan layer for parity chaos).
   std::vector<std::pair<std::string, std::string>> env;
@@ -43,6 +43,6 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
 // Parses PARITY_TEST_FAULT as used by the parent: "stage:action[@label][,stage:action[@label]...]".
 // Returns the fault for the backend `label` (an entry without @label applies to every backend).
 Result<std::optional<backend::TestFault>> test_fault_for(const std::string& env_value,
-                                                          const std::string& label);
+                                                         const std::string& label);
 
 }  // namespace parity::isolate

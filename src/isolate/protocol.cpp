@@ -79,12 +79,9 @@ Result<backend::BackendSpec> spec_from_json(const json& j) {
 
 std::string encode_request(const backend::BackendSpec& spec, const backend::RunRequest& run,
                            const std::optional<backend::TestFault>& fault) {
-  json j = {{"protocol", kProtocolVersion},
-            {"spec", spec_to_json(spec)},
-            {"model_path", run.model_path},
-            {"output_names", run.output_names},
-            {"warmup_runs", run.warmup_runs},
-            {"input_count", run.inputs.size()}};
+  json j = {{"protocol", kProtocolVersion},   {"spec", spec_to_json(spec)},
+            {"model_path", run.model_path},   {"output_names", run.output_names},
+            {"warmup_runs", run.warmup_runs}, {"input_count", run.inputs.size()}};
   if (fault) j["test_fault"] = test_fault_to_string(*fault);
   return j.dump();
 }
@@ -119,7 +116,8 @@ std::string encode_tensor(const NamedTensor& t) {
   std::string out(4 + meta.size() + t.tensor.byte_size(), '\0');
   std::memcpy(out.data(), &len, 4);
   std::memcpy(out.data() + 4, meta.data(), meta.size());
-  if (t.tensor.byte_size()) std::memcpy(out.data() + 4 + meta.size(), t.tensor.bytes().data(), t.tensor.byte_size());
+  if (t.tensor.byte_size())
+    std::memcpy(out.data() + 4 + meta.size(), t.tensor.bytes().data(), t.tensor.byte_size());
   return out;
 }
 
@@ -148,9 +146,13 @@ Result<NamedTensor> decode_tensor(const std::string& payload) {
 }
 
 std::string encode_result(const backend::RunResult& r) {
-  return json{{"runtime_version", r.runtime_version}, {"adapter", r.adapter},
-              {"nodes_on_backend", r.nodes_on_backend}, {"nodes_on_cpu", r.nodes_on_cpu},
-              {"create_ms", r.create_ms}, {"run_ms", r.run_ms}, {"notes", r.notes}}
+  return json{{"runtime_version", r.runtime_version},
+              {"adapter", r.adapter},
+              {"nodes_on_backend", r.nodes_on_backend},
+              {"nodes_on_cpu", r.nodes_on_cpu},
+              {"create_ms", r.create_ms},
+              {"run_ms", r.run_ms},
+              {"notes", r.notes}}
       .dump();
 }
 

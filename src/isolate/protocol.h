@@ -5,11 +5,10 @@
 // the output tensor frames followed by a result frame, or one error frame.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "backend/backend.h"
 #include "backend/test_fault.h"

@@ -77,8 +77,10 @@ int worker_main(int request_fd, int reply_fd) {
   try {
     return serve(request_fd, reply_fd, current);
   } catch (const std::bad_alloc&) {
-    send_error(reply_fd, make_error(ErrorKind::oom, current, "std::bad_alloc in worker",
-                                    "the model needs more memory than --max-memory allows"), "");
+    send_error(reply_fd,
+               make_error(ErrorKind::oom, current, "std::bad_alloc in worker",
+                          "the model needs more memory than --max-memory allows"),
+               "");
   } catch (const std::exception& e) {
     send_error(reply_fd, make_error(ErrorKind::internal, current, e.what()), "");
   }

@@ -71,18 +71,20 @@ Result<Tensor> load_input_file(const PlannedInput& in, const std::filesystem::pa
 // Checks a tensor loaded from a file against what the model declares for that input.
 Status check_against_model(const model::ValueInfo& info, const Tensor& t, const std::string& origin) {
   if (t.dtype() != info.dtype)
-    return input_error("input '" + info.name + "' from " + origin + " is " + std::string(dtype_name(t.dtype())) +
-                           ", the model expects " + std::string(dtype_name(info.dtype)),
+    return input_error("input '" + info.name + "' from " + origin + " is " +
+                           std::string(dtype_name(t.dtype())) + ", the model expects " +
+                           std::string(dtype_name(info.dtype)),
                        "convert the file to the model's element type");
   if (!info.has_shape) return ok_status();
   if (t.shape().size() != info.dims.size())
-    return input_error("input '" + info.name + "' from " + origin + " has shape " + shape_to_string(t.shape()) +
-                       ", the model expects rank " + std::to_string(info.dims.size()));
+    return input_error("input '" + info.name + "' from " + origin + " has shape " +
+                       shape_to_string(t.shape()) + ", the model expects rank " +
+                       std::to_string(info.dims.size()));
   for (std::size_t d = 0; d < info.dims.size(); ++d)
     if (info.dims[d].is_fixed() && info.dims[d].value != t.shape()[d])
-      return input_error("input '" + info.name + "' from " + origin + " has shape " + shape_to_string(t.shape()) +
-                         ", but the model fixes dim " + std::to_string(d) + " at " +
-                         std::to_string(info.dims[d].value));
+      return input_error("input '" + info.name + "' from " + origin + " has shape " +
+                         shape_to_string(t.shape()) + ", but the model fixes dim " + std::to_string(d) +
+                         " at " + std::to_string(info.dims[d].value));
   return ok_status();
 }
 
@@ -91,13 +93,14 @@ Result<Shape> resolve_shape(const model::ValueInfo& info, const InputSettings& s
   if (auto it = settings.shapes.find(name); it != settings.shapes.end()) {
     const Shape& s = it->second;
     if (info.has_shape && s.size() != info.dims.size())
-      return input_error("--shape " + name + " gives rank " + std::to_string(s.size()) + ", the model declares rank " +
-                         std::to_string(info.dims.size()));
+      return input_error("--shape " + name + " gives rank " + std::to_string(s.size()) +
+                         ", the model declares rank " + std::to_string(info.dims.size()));
     for (std::size_t d = 0; d < s.size(); ++d) {
       if (s[d] < 0) return input_error("--shape " + name + " has a negative dim");
       if (info.has_shape && info.dims[d].is_fixed() && info.dims[d].value != s[d])
-        return input_error("--shape " + name + " sets dim " + std::to_string(d) + " to " + std::to_string(s[d]) +
-                           ", but the model fixes it at " + std::to_string(info.dims[d].value));
+        return input_error("--shape " + name + " sets dim " + std::to_string(d) + " to " +
+                           std::to_string(s[d]) + ", but the model fixes it at " +
+                           std::to_string(info.dims[d].value));
     }
     return s;
   }
@@ -112,8 +115,9 @@ Result<Shape> resolve_shape(const model::ValueInfo& info, const InputSettings& s
     } else if (!dim.symbol.empty()) {
       auto it = settings.dims.find(dim.symbol);
       if (it == settings.dims.end())
-        return input_error("input '" + name + "' dim " + std::to_string(d) + " is symbolic '" + dim.symbol + "'",
-                           "set it with --dim " + dim.symbol + "=N (or the whole shape with --shape " + name + "=...)");
+        return input_error(
+            "input '" + name + "' dim " + std::to_string(d) + " is symbolic '" + dim.symbol + "'",
+            "set it with --dim " + dim.symbol + "=N (or the whole shape with --shape " + name + "=...)");
       shape.push_back(it->second);
     } else {
       return input_error("input '" + name + "' dim " + std::to_string(d) + " is unknown (no name, no size)",
@@ -124,7 +128,7 @@ Result<Shape> resolve_shape(const model::ValueInfo& info, const InputSettings& s
 }
 
 Result<std::vector<std::vector<NamedTensor>>> load_io_samples(const std::vector<PlannedInput>& inputs,
-                                                               const std::filesystem::path& dir) {
+                                                              const std::filesystem::path& dir) {
   std::vector<std::vector<NamedTensor>> samples;
   for (int s = 0;; ++s) {
     const auto set = dir / ("test_data_set_" + std::to_string(s));
@@ -199,7 +203,8 @@ Result<Tensor> random_tensor(DType dtype, const Shape& shape, ValueRange r, uint
 Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings& settings) {
   // Every name the user gave must exist, or a typo would silently be ignored.
   auto known = [&](const std::string& name) {
-    return std::any_of(model.inputs.begin(), model.inputs.end(), [&](const auto& i) { return i.name == name; });
+    return std::any_of(model.inputs.begin(), model.inputs.end(),
+                       [&](const auto& i) { return i.name == name; });
   };
   std::string names;
   for (const auto& i : model.inputs) names += (names.empty() ? "" : ", ") + i.name;
@@ -221,8 +226,9 @@ Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings
           symbols += (symbols.empty() ? "" : ", ") + ("'" + d.symbol + "'");
       }
     if (!used)
-      return input_error("--dim names '" + symbol + "', which no input of the model uses",
-                         symbols.empty() ? "the model has no symbolic dims" : "symbolic dims are: " + symbols);
+      return input_error(
+          "--dim names '" + symbol + "', which no input of the model uses",
+          symbols.empty() ? "the model has no symbolic dims" : "symbolic dims are: " + symbols);
     if (value < 0) return input_error("--dim " + symbol + " must not be negative");
   }
   PARITY_TRY(check_names(settings.ranges, "--range"));
@@ -278,7 +284,8 @@ Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings
   return plan;
 }
 
-Result<std::pair<std::string, std::string>> split_assignment(const std::string& text, const std::string& flag) {
+Result<std::pair<std::string, std::string>> split_assignment(const std::string& text,
+                                                             const std::string& flag) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     return arg_error(flag + " expects NAME=VALUE, got '" + text + "'");

@@ -25,12 +25,12 @@ struct ValueRange {
 
 // The user's input settings, as given on the command line (all keyed by name).
 struct InputSettings {
-  std::map<std::string, int64_t> dims;                // --dim symbol=value
-  std::map<std::string, Shape> shapes;                // --shape input=1,3,224,224
-  std::map<std::string, ValueRange> ranges;           // --range input=lo,hi
-  std::map<std::string, std::filesystem::path> files; // --input input=FILE (.npy, .pb, image)
+  std::map<std::string, int64_t> dims;                        // --dim symbol=value
+  std::map<std::string, Shape> shapes;                        // --shape input=1,3,224,224
+  std::map<std::string, ValueRange> ranges;                   // --range input=lo,hi
+  std::map<std::string, std::filesystem::path> files;         // --input input=FILE (.npy, .pb, image)
   std::map<std::string, std::pair<int64_t, int64_t>> resize;  // --resize input=H,W (images)
-  std::optional<std::filesystem::path> load_io;       // --load-io DIR (test_data_set_N/input_K.pb)
+  std::optional<std::filesystem::path> load_io;               // --load-io DIR (test_data_set_N/input_K.pb)
   uint64_t seed = 0;
   int samples = 1;
 };
@@ -41,9 +41,9 @@ ValueRange default_range(DType dtype);
 // One resolved input: where its data comes from.
 struct PlannedInput {
   model::ValueInfo info;
-  Shape shape;                  // concrete shape (for files: the file's shape)
-  ValueRange range;             // for random data
-  std::string source;           // "random", "file:PATH", "load-io"
+  Shape shape;         // concrete shape (for files: the file's shape)
+  ValueRange range;    // for random data
+  std::string source;  // "random", "file:PATH", "load-io"
 };
 
 struct InputPlan {
@@ -62,7 +62,8 @@ Result<Tensor> random_tensor(DType dtype, const Shape& shape, ValueRange range, 
 uint64_t derive_seed(uint64_t run_seed, const std::string& name, int sample);
 
 // Parsers for the command-line forms; errors are bad_input at parse_args naming the flag.
-Result<std::pair<std::string, std::string>> split_assignment(const std::string& text, const std::string& flag);
+Result<std::pair<std::string, std::string>> split_assignment(const std::string& text,
+                                                             const std::string& flag);
 Result<std::vector<int64_t>> parse_int_list(const std::string& text, const std::string& flag);
 Result<std::vector<double>> parse_number_list(const std::string& text, const std::string& flag);
 

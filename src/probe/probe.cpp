@@ -16,8 +16,10 @@ Error bad_invocation(std::string message, std::string hint = {}) {
 
 std::string fmt_ms(double ms) {
   char buf[32];
-  if (ms >= 1000) std::snprintf(buf, sizeof buf, "%.1f s", ms / 1000);
-  else std::snprintf(buf, sizeof buf, "%.0f ms", ms);
+  if (ms >= 1000)
+    std::snprintf(buf, sizeof buf, "%.1f s", ms / 1000);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f ms", ms);
   return buf;
 }
 
@@ -45,8 +47,8 @@ OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual
   r.shape = actual->tensor.shape();
   r.stats = compute_stats(actual->tensor);
   Comparison cmp;
-  const bool comparable = actual->tensor.dtype() == expected.tensor.dtype() &&
-                          actual->tensor.shape() == expected.tensor.shape();
+  const bool comparable =
+      actual->tensor.dtype() == expected.tensor.dtype() && actual->tensor.shape() == expected.tensor.shape();
   if (comparable) cmp = compare_tensors(actual->tensor, expected.tensor, r.tolerance);
   OutputVerdict v = judge(actual->tensor, expected.tensor, cmp, r.tolerance);
   if (comparable) r.comparison = cmp;
@@ -56,13 +58,16 @@ OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual
   return r;
 }
 
-Status save_tensors(const std::filesystem::path& dir, const char* prefix, const std::vector<NamedTensor>& tensors) {
+Status save_tensors(const std::filesystem::path& dir, const char* prefix,
+                    const std::vector<NamedTensor>& tensors) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
-    return make_error(ErrorKind::io, Stage::write_output, "cannot create " + dir.string() + ": " + ec.message());
+    return make_error(ErrorKind::io, Stage::write_output,
+                      "cannot create " + dir.string() + ": " + ec.message());
   for (std::size_t i = 0; i < tensors.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(dir / (std::string(prefix) + std::to_string(i) + ".pb"), tensors[i]));
+    PARITY_TRY(
+        model::write_tensor_proto(dir / (std::string(prefix) + std::to_string(i) + ".pb"), tensors[i]));
   return ok_status();
 }
 
@@ -92,7 +97,8 @@ BackendStatus status_from_error(const Error& e) {
 }
 
 bool ProbeReport::all_ok() const {
-  return std::all_of(backends.begin(), backends.end(), [](const auto& b) { return b.status == BackendStatus::ok; });
+  return std::all_of(backends.begin(), backends.end(),
+                     [](const auto& b) { return b.status == BackendStatus::ok; });
 }
 
 Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DType dtype) {
@@ -147,7 +153,8 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
     br.is_reference = bi == 0;
     std::vector<OutputReport> worst;
     for (std::size_t s = 0; s < plan.samples.size(); ++s) {
-      say(spec.label + ": sample " + std::to_string(s + 1) + "/" + std::to_string(plan.samples.size()) + " ...");
+      say(spec.label + ": sample " + std::to_string(s + 1) + "/" + std::to_string(plan.samples.size()) +
+          " ...");
       backend::RunRequest req;
       req.model_path = options.model_path.string();
       req.inputs = plan.samples[s];
@@ -197,21 +204,24 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
         for (const auto& a : result.outputs)
           if (a.name == expected[o].name) actual = &a;
         OutputReport r = judge_output(options, actual, expected[o], static_cast<int>(s));
-        if (worst.size() <= o) worst.push_back(std::move(r));
-        else if (worse_than(r, worst[o])) worst[o] = std::move(r);
+        if (worst.size() <= o)
+          worst.push_back(std::move(r));
+        else if (worse_than(r, worst[o]))
+          worst[o] = std::move(r);
       }
     }
     if (br.is_reference && br.error) reference_error = br.error;
     if (!br.error && !br.is_reference && reference_error) {
       br.status = BackendStatus::error;
-      br.error = make_error(ErrorKind::error, Stage::compare,
-                            "reference backend '" + options.reference.label + "' failed; nothing to compare against",
-                            "fix or change the reference (--reference)");
+      br.error =
+          make_error(ErrorKind::error, Stage::compare,
+                     "reference backend '" + options.reference.label + "' failed; nothing to compare against",
+                     "fix or change the reference (--reference)");
       br.error->backend = br.name;
     }
     br.outputs = std::move(worst);
-    if (!br.error &&
-        std::any_of(br.outputs.begin(), br.outputs.end(), [](const auto& o) { return o.verdict == Verdict::mismatch; }))
+    if (!br.error && std::any_of(br.outputs.begin(), br.outputs.end(),
+                                 [](const auto& o) { return o.verdict == Verdict::mismatch; }))
       br.status = BackendStatus::mismatch;
     say(spec.label + ": " + std::string(to_string(br.status)) + " in " + fmt_ms(br.wall_ms));
     report.backends.push_back(std::move(br));

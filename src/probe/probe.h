@@ -29,11 +29,11 @@ struct ProbeOptions {
   std::vector<backend::BackendSpec> backends;  // in report order; may include the reference
   backend::BackendSpec reference;              // default: cpu
   InputSettings inputs;
-  std::optional<Tolerance> tolerance;               // --atol/--rtol for every output
+  std::optional<Tolerance> tolerance;                 // --atol/--rtol for every output
   std::map<std::string, Tolerance> output_tolerance;  // --tol OUTPUT=atol,rtol
   isolate::IsolationLimits limits;
-  std::string worker_exe;                      // empty = this executable
-  std::string test_fault_env;                  // value of PARITY_TEST_FAULT ("" = none)
+  std::string worker_exe;                        // empty = this executable
+  std::string test_fault_env;                    // value of PARITY_TEST_FAULT ("" = none)
   std::optional<std::filesystem::path> save_io;  // write inputs/outputs in ONNX test-data layout
 };
 
@@ -46,7 +46,7 @@ struct OutputReport {
   DType dtype = DType::undefined;
   Shape shape;
   std::optional<Comparison> comparison;  // absent for the reference itself
-  TensorStats stats;                      // of this backend's output
+  TensorStats stats;                     // of this backend's output
   TensorStats reference_stats;
   Tolerance tolerance;
   int worst_sample = 0;

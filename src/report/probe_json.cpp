@@ -16,9 +16,12 @@ json dims_to_json(const model::ValueInfo& v) {
   if (!v.has_shape) return nullptr;
   json dims = json::array();
   for (const auto& d : v.dims) {
-    if (d.is_fixed()) dims.push_back(d.value);
-    else if (!d.symbol.empty()) dims.push_back(d.symbol);
-    else dims.push_back(nullptr);
+    if (d.is_fixed())
+      dims.push_back(d.value);
+    else if (!d.symbol.empty())
+      dims.push_back(d.symbol);
+    else
+      dims.push_back(nullptr);
   }
   return dims;
 }
@@ -49,8 +52,8 @@ json json_number(double v) {
 json stats_to_json(const TensorStats& s) {
   json channel = json::array();
   for (double c : s.channel_mean) channel.push_back(json_number(c));
-  return {{"mean", json_number(s.mean)}, {"std", json_number(s.std)},   {"min", json_number(s.min)},
-          {"max", json_number(s.max)},   {"channel_mean", channel},     {"zero_frac", s.zero_frac},
+  return {{"mean", json_number(s.mean)}, {"std", json_number(s.std)}, {"min", json_number(s.min)},
+          {"max", json_number(s.max)},   {"channel_mean", channel},   {"zero_frac", s.zero_frac},
           {"nan_frac", s.nan_frac},      {"inf_frac", s.inf_frac}};
 }
 
@@ -79,7 +82,8 @@ json probe_to_json(const probe::ProbeReport& r) {
                       {"range", {in.range.lo, in.range.hi}}});
   json outputs = json::array();
   for (const auto& out : r.model.outputs)
-    outputs.push_back({{"name", out.name}, {"dtype", dtype_name(out.dtype)}, {"declared_shape", dims_to_json(out)}});
+    outputs.push_back(
+        {{"name", out.name}, {"dtype", dtype_name(out.dtype)}, {"declared_shape", dims_to_json(out)}});
   json opsets = json::object();
   for (const auto& [domain, version] : r.model.opsets) opsets[domain.empty() ? "ai.onnx" : domain] = version;
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "parity/metrics.h"

@@ -9,7 +9,9 @@
 namespace parity::report {
 namespace {
 
-std::string ms_text(double ms) { return ms >= 1000 ? fmt::format("{:.1f} s", ms / 1000) : fmt::format("{:.0f} ms", ms); }
+std::string ms_text(double ms) {
+  return ms >= 1000 ? fmt::format("{:.1f} s", ms / 1000) : fmt::format("{:.0f} ms", ms);
+}
 
 std::string nodes_text(const probe::BackendReport& b) {
   if (b.nodes_on_backend < 0) return "-";
@@ -21,8 +23,10 @@ std::string nodes_text(const probe::BackendReport& b) {
 const probe::OutputReport* worst_output(const probe::BackendReport& b) {
   const probe::OutputReport* worst = nullptr;
   for (const auto& o : b.outputs) {
-    if (!worst) worst = &o;
-    else if (o.verdict == Verdict::mismatch && worst->verdict != Verdict::mismatch) worst = &o;
+    if (!worst)
+      worst = &o;
+    else if (o.verdict == Verdict::mismatch && worst->verdict != Verdict::mismatch)
+      worst = &o;
     else if (o.verdict == worst->verdict && o.comparison && worst->comparison &&
              o.comparison->max_abs > worst->comparison->max_abs)
       worst = &o;
@@ -31,12 +35,15 @@ const probe::OutputReport* worst_output(const probe::BackendReport& b) {
 }
 
 std::string evidence(const probe::OutputReport& o) {
-  std::string s = fmt::format("mean {} (ref {})", short_number(o.stats.mean), short_number(o.reference_stats.mean));
+  std::string s =
+      fmt::format("mean {} (ref {})", short_number(o.stats.mean), short_number(o.reference_stats.mean));
   if (o.stats.zero_frac > 0 || o.reference_stats.zero_frac > 0)
-    s += fmt::format(", zeros {:.1f}% (ref {:.1f}%)", 100 * o.stats.zero_frac, 100 * o.reference_stats.zero_frac);
+    s += fmt::format(", zeros {:.1f}% (ref {:.1f}%)", 100 * o.stats.zero_frac,
+                     100 * o.reference_stats.zero_frac);
   if (o.stats.nan_frac > 0) s += fmt::format(", NaN {:.1f}%", 100 * o.stats.nan_frac);
   if (o.comparison && o.comparison->psnr) s += fmt::format(", PSNR {} dB", short_number(*o.comparison->psnr));
-  if (o.comparison && o.comparison->top1_agree) s += fmt::format(", top1 {:.0f}%", 100 * *o.comparison->top1_agree);
+  if (o.comparison && o.comparison->top1_agree)
+    s += fmt::format(", top1 {:.0f}%", 100 * *o.comparison->top1_agree);
   return s;
 }
 
@@ -60,8 +67,8 @@ std::string probe_table(const probe::ProbeReport& r) {
     if (in.source != "random") inputs += " from " + in.source.substr(in.source.find(':') + 1);
   }
   out += fmt::format("parity probe {}\n  inputs: {}\n  reference: {}, {} sample{}, seed {}\n\n",
-                     r.model.path.filename().string(), inputs, r.reference, r.samples, r.samples == 1 ? "" : "s",
-                     r.seed);
+                     r.model.path.filename().string(), inputs, r.reference, r.samples,
+                     r.samples == 1 ? "" : "s", r.seed);
 
   std::vector<std::vector<std::string>> rows{
       {"BACKEND", "STATUS", "ORT", "NODES EP/CPU", "TIME", "WORST OUTPUT", "MAX_ABS", "COSINE", "EVIDENCE"}};
@@ -72,7 +79,8 @@ std::string probe_table(const probe::ProbeReport& r) {
     std::vector<std::string> row{b.name, status, b.ort_version.empty() ? "-" : b.ort_version, nodes_text(b),
                                  b.error ? "-" : ms_text(b.create_ms + b.run_ms)};
     if (b.error) {
-      row.insert(row.end(), {"-", "-", "-", fmt::format("{}: {}", to_string(b.error->stage), to_string(b.error->kind))});
+      row.insert(row.end(),
+                 {"-", "-", "-", fmt::format("{}: {}", to_string(b.error->stage), to_string(b.error->kind))});
       details.push_back(fmt::format("{}: {}", b.name, b.error->describe()));
     } else if (const auto* o = worst_output(b)) {
       const bool has_cmp = o->comparison.has_value();
@@ -82,8 +90,9 @@ std::string probe_table(const probe::ProbeReport& r) {
       row.push_back(evidence(*o));
       for (const auto& out_report : b.outputs)
         if (out_report.verdict == Verdict::mismatch)
-          details.push_back(fmt::format("{}: output '{}' fails rule '{}' (sample {}): {}", b.name, out_report.name,
-                                        out_report.failed_rule, out_report.worst_sample, out_report.detail));
+          details.push_back(fmt::format("{}: output '{}' fails rule '{}' (sample {}): {}", b.name,
+                                        out_report.name, out_report.failed_rule, out_report.worst_sample,
+                                        out_report.detail));
     } else {
       row.insert(row.end(), {"-", "-", "-", "no outputs"});
     }

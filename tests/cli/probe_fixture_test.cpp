@@ -7,7 +7,6 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "support/run_parity.h"
@@ -94,6 +93,9 @@ TEST_P(ProbeFixture, MatchesExpectations) {
     }
     if (want.contains("adapter_contains")) {
       expect_contains((*row)["adapter"], want["adapter_contains"]);
+    }
+    if (want.contains("ort_version")) {
+      EXPECT_EQ((*row)["ort_version"], want["ort_version"]);
     }
     if (want.contains("failed_rule")) {
       bool found = false;

@@ -28,7 +28,8 @@ backend::RunRequest matmul_request() {
 IsolatedRun run_with_fault(Stage stage, backend::FaultAction action, double timeout_s = 60) {
   IsolationLimits limits;
   limits.timeout_s = timeout_s;
-  return run_isolated(cpu_spec(), matmul_request(), limits, WorkerLaunch{PARITY_BIN, backend::TestFault{stage, action}, {}});
+  return run_isolated(cpu_spec(), matmul_request(), limits,
+                      WorkerLaunch{PARITY_BIN, backend::TestFault{stage, action}, {}});
 }
 
 TEST(IsolatedRunner, CpuRunReturnsOutputsFromTheWorker) {
@@ -92,14 +93,16 @@ TEST(IsolatedRunner, HangBecomesTimeoutAtTheStage) {
 TEST(IsolatedRunner, RunawayAllocationUnderAMemoryCapBecomesOom) {
   IsolationLimits limits;
   limits.max_memory_bytes = uint64_t{512} << 20;
-  auto run = run_isolated(cpu_spec(), matmul_request(), limits,
-                          WorkerLaunch{PARITY_BIN, backend::TestFault{Stage::run, backend::FaultAction::oom}, {}});
+  auto run =
+      run_isolated(cpu_spec(), matmul_request(), limits,
+                   WorkerLaunch{PARITY_BIN, backend::TestFault{Stage::run, backend::FaultAction::oom}, {}});
   ASSERT_FALSE(run.result.ok());
   EXPECT_EQ(run.result.error().kind, ErrorKind::oom) << run.result.error().describe();
 }
 
 TEST(IsolatedRunner, MissingWorkerBinaryIsAnErrorValue) {
-  auto run = run_isolated(cpu_spec(), matmul_request(), {}, WorkerLaunch{"/nonexistent/parity", std::nullopt, {}});
+  auto run =
+      run_isolated(cpu_spec(), matmul_request(), {}, WorkerLaunch{"/nonexistent/parity", std::nullopt, {}});
   ASSERT_FALSE(run.result.ok());
   EXPECT_EQ(run.result.error().backend, "cpu");
   EXPECT_NE(run.result.error().kind, ErrorKind::crashed);

@@ -17,7 +17,8 @@ TEST(Protocol, RequestRoundTripsSpecAndFault) {
   backend::RunRequest run;
   run.model_path = "/m.onnx";
   run.inputs.resize(2);
-  auto decoded = decode_request(encode_request(spec, run, backend::TestFault{Stage::run, backend::FaultAction::hang}));
+  auto decoded =
+      decode_request(encode_request(spec, run, backend::TestFault{Stage::run, backend::FaultAction::hang}));
   ASSERT_TRUE(decoded.ok()) << decoded.error().describe();
   EXPECT_EQ(decoded->spec.label, "old");
   EXPECT_EQ(decoded->spec.opt_level, "basic");

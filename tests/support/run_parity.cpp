@@ -62,7 +62,8 @@ TempDir::~TempDir() {
 std::string write_mock_icd_manifest(const std::string& dir) {
   const std::string path = dir + "/mock_icd.json";
   std::ofstream(path) << R"({"file_format_version": "1.0.0", "ICD": {"library_path": )"
-                      << R"("/usr/lib/chromium/libVkICD_mock_icd.so", "api_version": "1.3.0"}})" << "\n";
+                      << R"("/usr/lib/chromium/libVkICD_mock_icd.so", "api_version": "1.3.0"}})"
+                      << "\n";
   return path;
 }
 

@@ -1,0 +1,91 @@
+// `parity backends`: which execution providers an ONNX Runtime library has, and (--check)
+// whether each can really create a session and run here.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "backend/ort/ort_backend.h"
+#include "cli/common_options.h"
+#include "cli/verb.h"
+#include "isolate/isolated_runner.h"
+#include "model/smoke_model.h"
+
+namespace parity::cli {
+namespace {
+
+struct BackendsArgs {
+  CommonOptions common;
+  bool check = false;
+};
+
+int run(const BackendsArgs& a) {
+  // Listing loads the library in this process; --check runs each EP in an isolated worker.
+  auto info = backend::ort::probe_ort_library(a.common.ort_lib);
+  if (!info.ok()) {
+    std::fprintf(stderr, "parity backends: %s\n", info.error().describe().c_str());
+    return kExitCannotRun;
+  }
+  std::printf("onnxruntime %s (OrtApi %u) from %s\n", info->version.c_str(), info->api_version,
+              info->path.c_str());
+  if (!a.check) {
+    for (std::size_t i = 0; i < info->eps.size(); ++i)
+      std::printf("  %-10s %s\n", info->eps[i].c_str(), info->providers[i].c_str());
+    std::printf("built in is not the same as usable: run with --check to create a session on each\n");
+    return kExitOk;
+  }
+  auto limits = a.common.limits();
+  if (!limits.ok()) {
+    std::fprintf(stderr, "parity backends: %s\n", limits.error().message.c_str());
+    return kExitUsage;
+  }
+  char dir_template[] = "/tmp/parity-smoke-XXXXXX";
+  if (!::mkdtemp(dir_template)) return kExitCannotRun;
+  const std::filesystem::path dir(dir_template);
+  const auto model_path = dir / "smoke.onnx";
+  if (auto st = model::write_smoke_model(model_path); !st.ok()) {
+    std::fprintf(stderr, "parity backends: %s\n", st.error().describe().c_str());
+    return kExitCannotRun;
+  }
+  backend::RunRequest req;
+  req.model_path = model_path.string();
+  std::vector<float> x(8, 0.5f);
+  req.inputs.push_back({"x", Tensor::from_floats({1, 8}, x)});
+  int usable = 0;
+  for (std::size_t i = 0; i < info->eps.size(); ++i) {
+    backend::BackendSpec spec = a.common.defaults();
+    spec.label = spec.ep = info->eps[i];
+    auto run = isolate::run_isolated(spec, req, *limits);
+    if (run.result.ok()) {
+      ++usable;
+      std::printf("  %-10s usable   %s\n", spec.ep.c_str(), run.result->adapter.c_str());
+    } else {
+      std::printf("  %-10s %-8s %s\n", spec.ep.c_str(),
+                  std::string(to_string(run.result.error().kind)).c_str(),
+                  run.result.error().message.substr(0, 160).c_str());
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  std::printf("%d of %zu EPs usable here\n", usable, info->eps.size());
+  return kExitOk;
+}
+
+}  // namespace
+
+Verb backends_verb() {
+  return {
+      "backends", "list the execution providers of an ONNX Runtime library (--check: which really run)",
+      false, [](CLI::App& cmd) -> VerbRunner {
+        auto args = std::make_shared<BackendsArgs>();
+        cmd.description(
+            "Lists the EPs built into the ONNX Runtime library (--ort-lib, default the bundled 1.30.0) under "
+            "the short names --backends takes.\nWith --check, runs a tiny built-in model on each EP in an "
+            "isolated worker and says which really work on this machine (and on which adapter).");
+        cmd.add_flag("--check", args->check, "create a session and run on each EP");
+        add_common_options(cmd, args->common);
+        return [args] { return run(*args); };
+      }};
+}
+
+}  // namespace parity::cli
