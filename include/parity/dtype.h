@@ -55,5 +55,7 @@ float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);
 float bfloat16_to_float(uint16_t b);
 uint16_t float_to_bfloat16(float f);
+// Decodes one float8 byte of `format` (one of the four float8 DTypes; NaN for any other).
+double float8_to_double(uint8_t b, DType format);
 
 }  // namespace parity

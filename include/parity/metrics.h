@@ -44,17 +44,17 @@ int64_t class_score_width(DType dtype, const Shape& shape);
 
 // Comparison of `actual` with `expected` of the same shape.
 struct Comparison {
-  double max_abs = 0;   // max |a - e| over elements where both are finite
-  double max_rel = 0;   // max |a - e| / max(|e|, tiny) over the same elements
+  double max_abs = 0;  // max |a - e| over elements where both are finite
+  double max_rel = 0;  // max |a - e| / max(|e|, tiny) over the same elements
   double mean_abs = 0;
-  std::optional<double> cosine;   // absent when either side has zero norm
-  std::optional<double> pearson;  // absent when either side is constant
-  std::optional<double> psnr;     // dB, for image-like outputs (4-D, 1 or 3 channels); inf if equal
+  std::optional<double> cosine;      // absent when either side has zero norm
+  std::optional<double> pearson;     // absent when either side is constant
+  std::optional<double> psnr;        // dB, for image-like outputs (4-D, 1 or 3 channels); inf if equal
   std::optional<double> top1_agree;  // fraction of rows whose argmax agrees (class scores)
   std::optional<double> top5_agree;  // fraction of rows whose top-5 sets overlap in the argmax
-  int64_t nan_mismatch = 0;  // elements where exactly one side is NaN, or Inf of different sign
-  int64_t elements_over_tol = 0;  // elements violating |a - e| <= atol + rtol*|e|
-  int64_t worst_index = -1;  // flat index of max_abs
+  int64_t nan_mismatch = 0;          // elements where exactly one side is NaN, or Inf of different sign
+  int64_t elements_over_tol = 0;     // elements violating |a - e| <= atol + rtol*|e|
+  int64_t worst_index = -1;          // flat index of max_abs
   // Elements where both sides are finite: the population of max_abs..psnr (0 when shapes differ
   // in element count, where nothing is compared).
   int64_t finite_pairs = 0;
@@ -103,6 +103,7 @@ struct OutputVerdict {
 };
 
 // Applies the rules in order: dtype, shape, nan/inf placement, allclose, optional extras.
-OutputVerdict judge(const Tensor& actual, const Tensor& expected, const Comparison& cmp, const Tolerance& tol);
+OutputVerdict judge(const Tensor& actual, const Tensor& expected, const Comparison& cmp,
+                    const Tolerance& tol);
 
 }  // namespace parity

@@ -13,6 +13,8 @@ namespace {
 std::vector<Verb> verb_table() {
   std::vector<Verb> verbs;
   verbs.push_back(probe_verb());
+  verbs.push_back(bisect_verb());
+  verbs.push_back(verify_verb());
   verbs.push_back(backends_verb());
   verbs.push_back(worker_verb());
   return verbs;

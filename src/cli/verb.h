@@ -26,6 +26,8 @@ struct Verb {
 };
 
 Verb probe_verb();
+Verb bisect_verb();
+Verb verify_verb();
 Verb worker_verb();
 Verb backends_verb();
 

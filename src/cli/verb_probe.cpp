@@ -5,6 +5,7 @@
 
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
+#include "cli/input_options.h"
 #include "cli/verb.h"
 #include "probe/probe.h"
 #include "report/probe_json.h"
@@ -18,11 +19,11 @@ struct ProbeArgs {
   std::string model;
   std::string backends = "cpu";
   std::string reference = "cpu";
-  std::vector<std::string> dims, shapes, ranges, inputs, resizes, tols;
+  InputArgs inputs;  // --dim/--shape/--range/--input/--resize/--seed/--load-io, shared with bisect
+  std::vector<std::string> tols;
   int samples = 1;
-  uint64_t seed = 0;
   std::optional<double> atol, rtol;
-  std::string save_io, load_io;
+  std::string save_io;
 };
 
 Error usage(std::string message, std::string hint = {}) {
@@ -40,34 +41,7 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
   o.limits = limits;
 
-  auto& in = o.inputs;
-  for (const auto& d : a.dims) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(d, "--dim"));
-    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--dim " + kv.first));
-    if (v.size() != 1) return usage("--dim " + d + ": expects one integer");
-    in.dims[kv.first] = v[0];
-  }
-  for (const auto& s : a.shapes) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(s, "--shape"));
-    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--shape " + kv.first));
-    in.shapes[kv.first] = v;
-  }
-  for (const auto& r : a.ranges) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(r, "--range"));
-    PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--range " + kv.first));
-    if (v.size() != 2 || !(v[0] < v[1])) return usage("--range " + r + ": expects LO,HI with LO < HI");
-    in.ranges[kv.first] = {v[0], v[1]};
-  }
-  for (const auto& f : a.inputs) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(f, "--input"));
-    in.files[kv.first] = kv.second;
-  }
-  for (const auto& r : a.resizes) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(r, "--resize"));
-    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--resize " + kv.first));
-    if (v.size() != 2 || v[0] <= 0 || v[1] <= 0) return usage("--resize " + r + ": expects HEIGHT,WIDTH");
-    in.resize[kv.first] = {v[0], v[1]};
-  }
+  PARITY_ASSIGN_OR_RETURN(in, build_input_settings(a.inputs));
   for (const auto& t : a.tols) {
     PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(t, "--tol"));
     PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--tol " + kv.first));
@@ -82,8 +56,7 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
     o.tolerance = t;
   }
   in.samples = a.samples;
-  in.seed = a.seed;
-  if (!a.load_io.empty()) in.load_io = a.load_io;
+  o.inputs = std::move(in);
   if (!a.save_io.empty()) o.save_io = a.save_io;
   if (const char* fault = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = fault;
   return o;
@@ -146,23 +119,15 @@ Verb probe_verb() {
             ->capture_default_str();
         cmd.add_option("--reference", args->reference, "backend spec whose outputs count as right")
             ->capture_default_str();
-        cmd.add_option("--dim", args->dims, "symbolic dim value, SYMBOL=N (repeatable)");
-        cmd.add_option("--shape", args->shapes, "whole shape of an input, NAME=D0,D1,... (repeatable)");
-        cmd.add_option("--range", args->ranges,
-                       "value range of random data, NAME=LO,HI (default: floats -1,1; ints 0,10)");
-        cmd.add_option("--input", args->inputs,
-                       "input from a file, NAME=FILE (.npy, .pb TensorProto, PNG/JPEG)");
-        cmd.add_option("--resize", args->resizes, "resize an image input, NAME=HEIGHT,WIDTH");
+        add_input_options(cmd, args->inputs);
         cmd.add_option("--samples", args->samples, "compare on N seeded inputs and report the worst")
             ->check(CLI::PositiveNumber)
             ->capture_default_str();
-        cmd.add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str();
         cmd.add_option("--atol", args->atol, "absolute tolerance for every output (default: by dtype)");
         cmd.add_option("--rtol", args->rtol, "relative tolerance for every output (default: by dtype)");
         cmd.add_option("--tol", args->tols, "tolerance of one output, NAME=ATOL,RTOL (repeatable)");
         cmd.add_option("--save-io", args->save_io,
                        "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
-        cmd.add_option("--load-io", args->load_io, "read inputs from DIR/test_data_set_N/input_K.pb");
         add_common_options(cmd, args->common);
         return [args] { return run(*args); };
       }};

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 namespace parity {
@@ -151,6 +152,34 @@ uint16_t float_to_half(float f) {
   r >>= 13;
   if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
   return static_cast<uint16_t>(sign | r);
+}
+
+double float8_to_double(uint8_t b, DType format) {
+  // Formats per the ONNX spec: e4m3fn has no Inf and one NaN pattern per sign; the fnuz variants
+  // have no Inf, no -0, and 0x80 is their only NaN; e5m2 follows IEEE.
+  int exp_bits = 4, bias = 7;
+  bool fnuz = false;
+  switch (format) {
+    case DType::float8e4m3fn: break;
+    case DType::float8e4m3fnuz: bias = 8, fnuz = true; break;
+    case DType::float8e5m2: exp_bits = 5, bias = 15; break;
+    case DType::float8e5m2fnuz: exp_bits = 5, bias = 16, fnuz = true; break;
+    default: return std::numeric_limits<double>::quiet_NaN();
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const int mant_bits = 7 - exp_bits;
+  const int sign = (b & 0x80) ? -1 : 1;
+  const int exp = (b >> mant_bits) & ((1 << exp_bits) - 1);
+  const int mant = b & ((1 << mant_bits) - 1);
+  if (fnuz) {
+    if (b == 0x80) return nan;
+  } else if (exp_bits == 4) {
+    if ((b & 0x7f) == 0x7f) return nan;
+  } else if (exp == 0x1f) {
+    return mant == 0 ? sign * std::numeric_limits<double>::infinity() : nan;
+  }
+  if (exp == 0) return sign * std::ldexp(mant, 1 - bias - mant_bits);
+  return sign * std::ldexp(mant + (1 << mant_bits), exp - bias - mant_bits);
 }
 
 float bfloat16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }

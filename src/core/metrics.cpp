@@ -19,25 +19,6 @@ constexpr int64_t kMaxStatChannels = 64;  // channel_mean is reported up to this
 constexpr int64_t kMaxClassWidth = 100000;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// float8 decoders (Tensor::element_as_double leaves float8 at 0, which would make every float8
-// comparison a silent match). Formats per the ONNX spec: e4m3fn has no Inf and one NaN pattern
-// per sign; the fnuz variants have no Inf, no -0, and 0x80 is their only NaN.
-double float8_to_double(uint8_t b, int exp_bits, int bias, bool fnuz) {
-  const int mant_bits = 7 - exp_bits;
-  const int sign = (b & 0x80) ? -1 : 1;
-  const int exp = (b >> mant_bits) & ((1 << exp_bits) - 1);
-  const int mant = b & ((1 << mant_bits) - 1);
-  if (fnuz) {
-    if (b == 0x80) return kNaN;
-  } else if (exp_bits == 4) {
-    if ((b & 0x7f) == 0x7f) return kNaN;
-  } else if (exp == 0x1f) {  // e5m2 follows IEEE: all-ones exponent is Inf or NaN
-    return mant == 0 ? sign * std::numeric_limits<double>::infinity() : kNaN;
-  }
-  if (exp == 0) return sign * std::ldexp(mant, 1 - bias - mant_bits);
-  return sign * std::ldexp(mant + (1 << mant_bits), exp - bias - mant_bits);
-}
-
 template <class T, class Convert>
 void load_span(const std::byte* __restrict p, std::size_t n, double* __restrict out, Convert convert) {
   for (std::size_t i = 0; i < n; ++i) {
@@ -81,13 +62,15 @@ void load_chunk(const Tensor& t, std::size_t begin, std::size_t n, double* out) 
     case DType::uint32: return load_as<uint32_t>(p, n, out, same);
     case DType::uint64: return load_as<uint64_t>(p, n, out, same);
     case DType::float8e4m3fn:
-      return load_as<uint8_t>(p, n, out, [](uint8_t v) { return float8_to_double(v, 4, 7, false); });
+      return load_as<uint8_t>(p, n, out, [](uint8_t v) { return float8_to_double(v, DType::float8e4m3fn); });
     case DType::float8e4m3fnuz:
-      return load_as<uint8_t>(p, n, out, [](uint8_t v) { return float8_to_double(v, 4, 8, true); });
+      return load_as<uint8_t>(p, n, out,
+                              [](uint8_t v) { return float8_to_double(v, DType::float8e4m3fnuz); });
     case DType::float8e5m2:
-      return load_as<uint8_t>(p, n, out, [](uint8_t v) { return float8_to_double(v, 5, 15, false); });
+      return load_as<uint8_t>(p, n, out, [](uint8_t v) { return float8_to_double(v, DType::float8e5m2); });
     case DType::float8e5m2fnuz:
-      return load_as<uint8_t>(p, n, out, [](uint8_t v) { return float8_to_double(v, 5, 16, true); });
+      return load_as<uint8_t>(p, n, out,
+                              [](uint8_t v) { return float8_to_double(v, DType::float8e5m2fnuz); });
     default: std::fill_n(out, n, 0.0); return;  // callers only pass numeric tensors
   }
 }

@@ -92,7 +92,11 @@ double Tensor::element_as_double(std::size_t i) const {
     case DType::int64: return static_cast<double>(load(int64_t{}));
     case DType::uint32: return load(uint32_t{});
     case DType::uint64: return static_cast<double>(load(uint64_t{}));
-    default: return 0.0;  // float8 and complex are compared bytewise by callers
+    case DType::float8e4m3fn:
+    case DType::float8e4m3fnuz:
+    case DType::float8e5m2:
+    case DType::float8e5m2fnuz: return float8_to_double(load(uint8_t{}), dtype_);
+    default: return 0.0;  // complex and string are not numbers here; callers check dtype_is_numeric
   }
 }
 

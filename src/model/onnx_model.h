@@ -38,9 +38,9 @@ struct ModelInfo {
   std::string producer;                   // "pytorch 2.1", may be empty
   std::vector<ValueInfo> inputs;          // graph inputs that are not initializers
   std::vector<ValueInfo> outputs;
-  std::size_t node_count = 0;             // top-level graph nodes
-  std::map<std::string, int> op_counts;   // op_type -> count (top level)
-  bool has_control_flow = false;          // If/Loop/Scan present at top level
+  std::size_t node_count = 0;            // top-level graph nodes
+  std::map<std::string, int> op_counts;  // op_type -> count (top level)
+  bool has_control_flow = false;         // If/Loop/Scan present at top level
   std::uintmax_t file_bytes = 0;
 };
 

@@ -9,6 +9,7 @@
 
 #include "backend/backend.h"
 #include "parity/tensor.h"
+#include "support/temp_dir.h"
 
 namespace parity::backend::testing {
 
@@ -61,22 +62,6 @@ class ScopedEnv {
 };
 
 // A fresh folder under the temp dir, removed at scope end.
-class ScopedTempDir {
- public:
-  ScopedTempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "parity-backend-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
-  }
-  ~ScopedTempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  ScopedTempDir(const ScopedTempDir&) = delete;
-  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using ScopedTempDir = parity::testing::TempDir;
 
 }  // namespace parity::backend::testing

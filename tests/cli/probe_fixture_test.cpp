@@ -9,53 +9,26 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "support/run_parity.h"
+#include "support/fixtures.h"
 
 namespace parity {
 namespace {
 
 using nlohmann::json;
-namespace fs = std::filesystem;
-
-std::vector<std::string> fixture_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(fs::path(PARITY_FIXTURES) / "probe"))
-    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string expand(std::string s, const std::map<std::string, std::string>& vars) {
-  for (const auto& [key, value] : vars)
-    for (auto pos = s.find(key); pos != std::string::npos; pos = s.find(key, pos + value.size()))
-      s.replace(pos, key.size(), value);
-  return s;
-}
 
 class ProbeFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ProbeFixture, MatchesExpectations) {
-  const fs::path file = fs::path(PARITY_FIXTURES) / "probe" / (GetParam() + ".json");
-  std::ifstream in(file);
-  json fx = json::parse(in, nullptr, false);
-  ASSERT_FALSE(fx.is_discarded()) << file << " is not valid JSON";
+  json fx = testing::load_fixture("probe", GetParam());
+  ASSERT_FALSE(fx.is_discarded()) << GetParam() << ".json is not valid JSON";
 
   testing::TempDir tmp;
-  std::map<std::string, std::string> vars{{"{models}", PARITY_TEST_MODELS},
-                                          {"{third_party}", PARITY_THIRD_PARTY},
-                                          {"{source}", PARITY_SOURCE_DIR},
-                                          {"{tmp}", tmp.path()}};
-  vars["{mock_icd}"] = testing::write_mock_icd_manifest(tmp.path());
-  const std::string json_out = tmp.path() + "/probe.json";
-  std::vector<std::string> args{"probe"};
-  for (const auto& a : fx.at("args")) args.push_back(expand(a.get<std::string>(), vars));
+  const auto vars = testing::fixture_vars(tmp.str());
+  const std::string json_out = tmp.str() + "/probe.json";
   const bool wants_json = fx["expect"].contains("backends");
-  if (wants_json) args.insert(args.end(), {"--json", json_out, "--quiet"});
-  std::vector<std::pair<std::string, std::string>> env;
-  const json env_spec = fx.value("env", json::object());
-  for (const auto& [k, v] : env_spec.items()) env.emplace_back(k, expand(v.get<std::string>(), vars));
-
-  const auto result = testing::run_parity(args, env);
+  std::vector<std::string> extra;
+  if (wants_json) extra = {"--json", json_out, "--quiet"};
+  const auto result = testing::run_fixture("probe", fx, vars, extra);
   const json& expect = fx["expect"];
   SCOPED_TRACE(fx.value("description", GetParam()) + "\n--- parity output ---\n" + result.output);
   EXPECT_EQ(result.signal, 0) << "parity itself must never die on a signal";
@@ -109,7 +82,7 @@ TEST_P(ProbeFixture, MatchesExpectations) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, ProbeFixture, ::testing::ValuesIn(fixture_names()),
+INSTANTIATE_TEST_SUITE_P(Fixtures, ProbeFixture, ::testing::ValuesIn(testing::fixture_names("probe")),
                          [](const auto& param_info) { return param_info.param; });
 
 }  // namespace

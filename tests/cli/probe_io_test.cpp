@@ -23,10 +23,10 @@ json read_json(const std::string& path) {
 TEST(ProbeIo, SavedInputsAndOutputsReloadToTheSameNumbers) {
   testing::TempDir tmp;
   const std::string model = std::string(PARITY_TEST_MODELS) + "/classifier.onnx";
-  const std::string io = tmp.path() + "/io";
+  const std::string io = tmp.str() + "/io";
   auto first =
       testing::run_parity({"probe", model, "--backends", "cpu,webgpu", "--dim", "batch=3", "--samples", "2",
-                           "--seed", "7", "--save-io", io, "--json", tmp.path() + "/a.json", "-q"});
+                           "--seed", "7", "--save-io", io, "--json", tmp.str() + "/a.json", "-q"});
   ASSERT_EQ(first.exit_code, 0) << first.output;
   for (const char* f :
        {"test_data_set_0/input_0.pb", "test_data_set_0/output_0.pb", "test_data_set_1/input_0.pb",
@@ -39,9 +39,9 @@ TEST(ProbeIo, SavedInputsAndOutputsReloadToTheSameNumbers) {
   EXPECT_EQ(saved->tensor.shape(), (Shape{3, 32}));
 
   auto second = testing::run_parity(
-      {"probe", model, "--backends", "cpu,webgpu", "--load-io", io, "--json", tmp.path() + "/b.json", "-q"});
+      {"probe", model, "--backends", "cpu,webgpu", "--load-io", io, "--json", tmp.str() + "/b.json", "-q"});
   ASSERT_EQ(second.exit_code, 0) << second.output;
-  const json a = read_json(tmp.path() + "/a.json"), b = read_json(tmp.path() + "/b.json");
+  const json a = read_json(tmp.str() + "/a.json"), b = read_json(tmp.str() + "/b.json");
   EXPECT_EQ(b["samples"], 2);
   EXPECT_EQ(b["model"]["inputs"][0]["source"], "load-io");
   // Same inputs, same backends: the same evidence, to the last bit.
@@ -55,23 +55,23 @@ TEST(ProbeIo, NpyInputIsFedAsIs) {
   testing::TempDir tmp;
   std::vector<float> values(2 * 16);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 5) - 2.0f;
-  ASSERT_TRUE(write_npy(tmp.path() + "/x.npy", Tensor::from_floats({2, 16}, values)).ok());
+  ASSERT_TRUE(write_npy(tmp.str() + "/x.npy", Tensor::from_floats({2, 16}, values)).ok());
   auto r = testing::run_parity({"probe", std::string(PARITY_TEST_MODELS) + "/matmul_add_relu.onnx",
-                                "--backends", "cpu", "--input", "x=" + tmp.path() + "/x.npy", "--json",
-                                tmp.path() + "/r.json", "-q"});
+                                "--backends", "cpu", "--input", "x=" + tmp.str() + "/x.npy", "--json",
+                                tmp.str() + "/r.json", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const json j = read_json(tmp.path() + "/r.json");
+  const json j = read_json(tmp.str() + "/r.json");
   EXPECT_EQ(j["model"]["inputs"][0]["shape"], json::array({2, 16}));
-  EXPECT_EQ(j["model"]["inputs"][0]["source"], "file:" + tmp.path() + "/x.npy");
+  EXPECT_EQ(j["model"]["inputs"][0]["source"], "file:" + tmp.str() + "/x.npy");
 }
 
 TEST(ProbeIo, WrongDtypeFileIsABadInvocation) {
   testing::TempDir tmp;
   auto t = Tensor::zeros(DType::float64, {1, 16});
   ASSERT_TRUE(t.ok());
-  ASSERT_TRUE(write_npy(tmp.path() + "/x.npy", *t).ok());
+  ASSERT_TRUE(write_npy(tmp.str() + "/x.npy", *t).ok());
   auto r = testing::run_parity({"probe", std::string(PARITY_TEST_MODELS) + "/matmul_add_relu.onnx", "--input",
-                                "x=" + tmp.path() + "/x.npy"});
+                                "x=" + tmp.str() + "/x.npy"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("float64"), std::string::npos) << r.output;
 }

@@ -55,3 +55,22 @@ TEST(Tensor, ElementsWidenToDouble) {
 
 }  // namespace
 }  // namespace parity
+
+namespace parity {
+namespace {
+
+TEST(DType, Float8DecodesPerOnnxSpec) {
+  EXPECT_EQ(float8_to_double(0x38, DType::float8e4m3fn), 1.0);  // 0 0111 000
+  EXPECT_EQ(float8_to_double(0xb8, DType::float8e4m3fn), -1.0);
+  EXPECT_EQ(float8_to_double(0x7e, DType::float8e4m3fn), 448.0);  // max normal
+  EXPECT_TRUE(std::isnan(float8_to_double(0x7f, DType::float8e4m3fn)));
+  EXPECT_EQ(float8_to_double(0x3c, DType::float8e5m2), 1.0);  // 0 01111 00
+  EXPECT_TRUE(std::isinf(float8_to_double(0x7c, DType::float8e5m2)));
+  EXPECT_TRUE(std::isnan(float8_to_double(0x80, DType::float8e4m3fnuz)));
+  auto t = Tensor::zeros(DType::float8e4m3fn, {2}).value();
+  t.mutable_view<uint8_t>()[1] = 0x38;
+  EXPECT_EQ(t.to_doubles(), (std::vector<double>{0.0, 1.0}));  // was silently 0 before
+}
+
+}  // namespace
+}  // namespace parity

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/temp_dir.h"
+#include "support/temp_dir.h"
 
 // stb_image_write is third-party C: silence it locally; STATIC keeps its symbols in this file.
 #pragma GCC diagnostic push
@@ -28,7 +28,7 @@
 namespace parity {
 namespace {
 
-using test_util::TempDir;
+using parity::testing::TempDir;
 using ::testing::HasSubstr;
 
 // 4 wide x 3 high RGB pixels with distinct, known values: pixel (y, x) = (10y + x, 100 + x, 200 + y).

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "core/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace parity {
 namespace {
 
-using test_util::TempDir;
+using parity::testing::TempDir;
 using ::testing::HasSubstr;
 
 // A tensor of `dtype` with a byte pattern that differs per element (and is a valid bool).

@@ -10,14 +10,14 @@
 #include <map>
 #include <string>
 
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 #include "wire_writer.h"
 
 namespace parity::model {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::TempDir;
+using parity::testing::TempDir;
 using testing::WireWriter;
 namespace f = testing::field;
 

@@ -49,16 +49,6 @@ CommandResult run_parity(const std::vector<std::string>& args,
   return r;
 }
 
-TempDir::TempDir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "parity-test-XXXXXX").string();
-  if (::mkdtemp(tmpl.data())) path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-}
-
 std::string write_mock_icd_manifest(const std::string& dir) {
   const std::string path = dir + "/mock_icd.json";
   std::ofstream(path) << R"({"file_format_version": "1.0.0", "ICD": {"library_path": )"

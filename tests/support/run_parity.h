@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/temp_dir.h"
+
 namespace parity::testing {
 
 struct CommandResult {
@@ -17,19 +19,6 @@ struct CommandResult {
 CommandResult run_parity(const std::vector<std::string>& args,
                          const std::vector<std::pair<std::string, std::string>>& env = {},
                          double timeout_s = 600);
-
-// A fresh temporary directory, removed with the object.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Writes a Vulkan ICD manifest for Chromium's mock driver (no usable adapter for Dawn) into
 // `dir` and returns its path.

@@ -1,4 +1,5 @@
-// tests/model/temp_dir.h: a scratch directory removed when the test ends (RAII, no global state).
+// tests/support/temp_dir.h: a scratch directory removed when the test ends (RAII, no global
+// state). The one temp-dir helper of the test suite.
 #pragma once
 
 #include <stdlib.h>
@@ -7,12 +8,12 @@
 #include <string>
 #include <system_error>
 
-namespace parity::model::testing {
+namespace parity::testing {
 
 class TempDir {
  public:
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "parity-model-test-XXXXXX").string();
+    std::string tmpl = (std::filesystem::temp_directory_path() / "parity-test-XXXXXX").string();
     if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
   }
   ~TempDir() {
@@ -24,10 +25,11 @@ class TempDir {
 
   bool ok() const { return !path_.empty(); }
   const std::filesystem::path& path() const { return path_; }
+  std::string str() const { return path_.string(); }
   std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
 
  private:
   std::filesystem::path path_;
 };
 
-}  // namespace parity::model::testing
+}  // namespace parity::testing

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# bench/bisect_bench.sh: what `parity bisect` costs, in backend runs and in wall time as a multiple
+# of one plain inference of the same model on the same backends (`parity probe --backends
+# REF,TARGET`, the same isolated workers). Each figure is the median of REPEAT runs.
+#
+#   bench/bisect_bench.sh [BUILD_DIR] [TARGET] [REPEAT]     default: build webgpu 3
+#
+# Rows: the models of tests/models/models_webgpu_bugs.py and models_bisect.py, first with every
+# intermediate in one exposed run (the default 1 GiB budget), then the 97-node chain with budgets
+# too small for that, where bisect narrows in rounds of checkpoints (cost ~ log(nodes)).
+set -euo pipefail
+build=${1:-build}
+target=${2:-webgpu}
+repeat=${3:-3}
+parity=$build/bin/parity
+models=$build/test-models
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+now_ms() { date +%s%3N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# wall ms of one command, median of $repeat
+timed() {
+  for _ in $(seq "$repeat"); do
+    local t0; t0=$(now_ms)
+    "$@" >/dev/null 2>&1 || true
+    echo $(( $(now_ms) - t0 ))
+  done | median
+}
+
+printf '%-44s %-8s %6s %5s %9s %9s %6s\n' model budget nodes runs plain_ms bisect_ms ratio
+row() {
+  local name=$1 budget=$2; shift 2
+  local model=$models/$name.onnx
+  local plain; plain=$(timed "$parity" probe "$model" --backends "cpu,$target" -q --no-count-nodes)
+  local bis; bis=$(timed "$parity" bisect "$model" --backend "$target" -q --batch-bytes "$budget" "$@")
+  "$parity" bisect "$model" --backend "$target" -q --batch-bytes "$budget" --json "$tmp/b.json" "$@" >/dev/null 2>&1 || true
+  local runs nodes
+  runs=$(python3 -c "import json;print(json.load(open('$tmp/b.json'))['backend_runs'])")
+  nodes=$(python3 -c "import json;j=json.load(open('$tmp/b.json'));print(len({t['node'] for t in j['tensors']}))")
+  printf '%-44s %-8s %6s %5s %9s %9s %6.2f\n' "$name" "$budget" "$nodes" "$runs" "$plain" "$bis" \
+    "$(echo "$bis / $plain" | bc -l)"
+}
+
+row webgpu_clean_multilayer 1G
+row webgpu_bug_dq_blocked_1d_multilayer 1G
+row webgpu_bug_slice_negative_step_multilayer 1G
+row bisect_deep_chain 1G
+row bisect_deep_chain 4K
+row bisect_deep_chain 1K
+row bisect_deep_chain 0.3K

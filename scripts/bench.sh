@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `make bench`: every benchmark, results on stdout. Speed targets live here, not in unit tests.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+for b in "$build"/bin/*_bench; do
+  [ -x "$b" ] || continue
+  echo "== $(basename "$b")"
+  "$b" --benchmark_min_time=0.5
+done
+echo "== bisect cost (bench/bisect_bench.sh)"
+"$root/bench/bisect_bench.sh" "$build" webgpu 3

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Packs what scripts/gpu_probe.sh needs on a GPU machine into build/gpu (git-ignored; carry it).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dst="$root/build/gpu"
+rm -rf "$dst" && mkdir -p "$dst/lib" "$dst/models" "$dst/debs"
+strip -o "$dst/parity" "$root/build/bin/parity"
+# Every shared library parity needs beyond glibc, as resolved here.
+ldd "$root/build/bin/parity" | awk '$3 ~ /^\// {print $3}' | grep -vE '/(libc|libm|libgcc_s|libz)\.so' |
+  while read -r lib; do cp -L "$lib" "$dst/lib/"; done
+xz -T2 -3 -c "$root/third_party/ort-1.30.0/lib/libonnxruntime.so.1" > "$dst/libonnxruntime.so.1.xz"
+cp "$root"/build/test-models/webgpu_*.onnx "$root/third_party/models/ch_PP-OCRv4_det_infer.onnx" "$dst/models/"
+cp "$root/examples/receipt.png" "$dst/"
+(cd "$dst/debs" && apt-get download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+du -sh "$dst"

@@ -1,0 +1,776 @@
+#include "bisect/bisect.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "model/onnx_model.h"
+#include "model/tensor_proto.h"
+#include "parity/version.h"
+
+namespace parity::bisect {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+Error bad_invocation(std::string message, std::string hint = {}) {
+  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
+}
+
+// Scratch folder for the cut models; removed with the object whatever happens.
+class WorkDir {
+ public:
+  static Result<WorkDir> create() {
+    std::string tmpl = (fs::temp_directory_path() / "parity-bisect-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data()))
+      return make_error(ErrorKind::io, Stage::write_output,
+                        "cannot create a temporary folder in " + fs::temp_directory_path().string());
+    return WorkDir(tmpl);
+  }
+  WorkDir(WorkDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+  WorkDir& operator=(WorkDir&&) = delete;
+  WorkDir(const WorkDir&) = delete;
+  ~WorkDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  fs::path file(const std::string& name) const { return fs::path(path_) / name; }
+
+ private:
+  explicit WorkDir(std::string p) : path_(std::move(p)) {}
+  std::string path_;
+};
+
+std::string fmt_num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string describe_error(const std::optional<Comparison>& c, const std::string& rule) {
+  if (!c) return rule.empty() ? "-" : rule;
+  std::string s = "max_abs " + fmt_num(c->max_abs);
+  if (c->nan_mismatch > 0) s += ", nan_mismatch " + std::to_string(c->nan_mismatch);
+  if (c->cosine) s += ", cosine " + fmt_num(*c->cosine);
+  return s;
+}
+
+// Compares one tensor the way probe compares an output.
+TensorReport compare_one(const NamedTensor* actual, const NamedTensor& expected,
+                         const std::optional<Tolerance>& tol) {
+  TensorReport r;
+  r.name = expected.name;
+  r.compared = true;
+  r.tolerance = tol ? *tol : default_tolerance(expected.tensor.dtype());
+  if (!actual) {
+    r.verdict = Verdict::mismatch;
+    r.failed_rule = "missing";
+    r.detail = "the backend returned no value named '" + expected.name + "'";
+    return r;
+  }
+  Comparison cmp;
+  const bool comparable =
+      actual->tensor.dtype() == expected.tensor.dtype() && actual->tensor.shape() == expected.tensor.shape();
+  if (comparable) cmp = compare_tensors(actual->tensor, expected.tensor, r.tolerance);
+  const OutputVerdict v = judge(actual->tensor, expected.tensor, cmp, r.tolerance);
+  if (comparable) r.metrics = cmp;
+  r.verdict = v.verdict;
+  r.failed_rule = v.failed_rule;
+  r.detail = v.detail;
+  return r;
+}
+
+const NamedTensor* find_named(const std::vector<NamedTensor>& v, const std::string& name) {
+  for (const auto& t : v)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+bool is_constant_op(const std::string& op) { return op == "Constant"; }
+
+// Everything run_bisect needs while it works: the graph, the inputs, the scratch folder, the
+// cached reference values, and the run counter.
+class Bisector {
+ public:
+  Bisector(const BisectOptions& o, const ProgressSink& p, model::ModelSurgery surgery, probe::InputPlan plan,
+           WorkDir work, std::optional<backend::TestFault> ref_fault,
+           std::optional<backend::TestFault> target_fault, std::optional<backend::TestFault> exposed_fault)
+      : options_(o),
+        progress_(p),
+        surgery_(std::move(surgery)),
+        plan_(std::move(plan)),
+        work_(std::move(work)),
+        ref_fault_(ref_fault),
+        target_fault_(target_fault),
+        exposed_fault_(exposed_fault) {}
+
+  Result<BisectReport> run();
+
+ private:
+  void say(const std::string& line) const {
+    if (progress_) progress_(line);
+  }
+  const model::GraphOutline& graph() const { return surgery_.outline(); }
+
+  isolate::IsolatedRun run_backend(const backend::BackendSpec& spec, const fs::path& model,
+                                   const std::vector<NamedTensor>& inputs,
+                                   const std::vector<std::string>& outputs,
+                                   const std::optional<backend::TestFault>& fault, const std::string& what) {
+    backend::RunRequest req;
+    req.model_path = model.string();
+    req.inputs = inputs;
+    req.output_names = outputs;
+    backend::BackendSpec s = spec;
+    s.count_nodes = false;  // profiling every bisect run would double its cost
+    isolate::WorkerLaunch launch{options_.worker_exe, fault, {}};
+    ++report_.backend_runs;
+    say(spec.label + ": " + what + " (run " + std::to_string(report_.backend_runs) + ")");
+    auto r = isolate::run_isolated(s, req, options_.limits, launch);
+    if (r.result.ok() && report_.ort_version.empty()) report_.ort_version = r.result->runtime_version;
+    if (r.result.ok() && &spec == &options_.target && !r.result->adapter.empty())
+      report_.adapter = r.result->adapter;
+    return r;
+  }
+
+  uint64_t estimate_bytes(const model::NodeOutput& t) const;
+  Status expose_round(const std::vector<int>& cps, bool first_round, bool& exposed_failed);
+  Status extracted_fallback();
+  Status fetch_reference(const std::vector<std::string>& names);
+  Status isolate_culprit();
+  Status write_repro();
+
+  const BisectOptions& options_;
+  const ProgressSink& progress_;
+  model::ModelSurgery surgery_;
+  probe::InputPlan plan_;
+  WorkDir work_;
+  std::optional<backend::TestFault> ref_fault_, target_fault_, exposed_fault_;
+  BisectReport report_;
+  std::vector<int> candidates_;                    // indices into graph().tensors that can be exposed
+  std::map<std::string, NamedTensor> ref_values_;  // reference values seen so far
+  std::vector<NamedTensor> plain_target_outputs_;
+  int model_counter_ = 0;
+  // The isolation result, kept for the repro folder.
+  fs::path iso_model_;
+  std::vector<NamedTensor> iso_inputs_, iso_expected_, iso_observed_;
+};
+
+uint64_t Bisector::estimate_bytes(const model::NodeOutput& t) const {
+  uint64_t largest_input = 1;
+  for (const auto& in : plan_.samples[0])
+    largest_input = std::max<uint64_t>(largest_input, in.tensor.byte_size());
+  if (!t.shape) return largest_input * 4;  // unknown: assume an activation a few times the input
+  uint64_t n = 1;
+  for (int64_t d : *t.shape) {
+    if (d < 0) return largest_input * 4;
+    n *= static_cast<uint64_t>(d);
+  }
+  return n * std::max<uint64_t>(1, dtype_size(t.dtype));
+}
+
+Status Bisector::fetch_reference(const std::vector<std::string>& names) {
+  std::vector<std::string> missing;
+  for (const auto& n : names)
+    if (!ref_values_.count(n) && !find_named(plan_.samples[0], n)) missing.push_back(n);
+  if (missing.empty()) return ok_status();
+  const fs::path m = work_.file("fetch_" + std::to_string(model_counter_++) + ".onnx");
+  PARITY_TRY(surgery_.write_exposed(m, missing));
+  auto r = run_backend(options_.reference, m, plan_.samples[0], missing, ref_fault_, "reference values");
+  if (!r.result.ok()) return r.result.error();
+  for (auto& t : r.result->outputs) ref_values_[t.name] = std::move(t);
+  return ok_status();
+}
+
+Status Bisector::expose_round(const std::vector<int>& cps, bool first_round, bool& exposed_failed) {
+  const auto& g = graph();
+  std::vector<std::string> names;
+  if (first_round) names = g.graph_outputs;
+  for (int i : cps) {
+    const std::string& n = g.tensors[static_cast<std::size_t>(i)].tensor;
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  }
+  const fs::path m = work_.file("exposed_" + std::to_string(model_counter_++) + ".onnx");
+  PARITY_TRY(surgery_.write_exposed(m, names));
+  const std::string what = "exposing " + std::to_string(cps.size()) + " tensors";
+  auto ref = run_backend(options_.reference, m, plan_.samples[0], names, ref_fault_, what);
+  if (!ref.result.ok()) {
+    Error e = ref.result.error();
+    e.message = "the reference failed with exposed tensors: " + e.message;
+    return e;
+  }
+  for (auto& t : ref.result->outputs) ref_values_[t.name] = std::move(t);
+  auto target = run_backend(options_.target, m, plan_.samples[0], names,
+                            exposed_fault_ ? exposed_fault_ : target_fault_, what);
+  if (!target.result.ok()) {
+    exposed_failed = true;
+    report_.notes.push_back("the target failed when intermediate tensors were exposed (" +
+                            target.result.error().describe() + "); falling back to extracted subgraphs");
+    return ok_status();
+  }
+  const auto& outs = target.result->outputs;
+  if (first_round) {
+    bool exposed_mismatch = false;
+    for (const auto& o : g.graph_outputs) {
+      auto it = ref_values_.find(o);
+      if (it == ref_values_.end()) continue;
+      if (compare_one(find_named(outs, o), it->second, options_.tolerance).verdict == Verdict::mismatch)
+        exposed_mismatch = true;
+      if (compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance).verdict ==
+          Verdict::mismatch)
+        report_.final_mismatch = true;
+    }
+    if (report_.final_mismatch && !exposed_mismatch) {
+      report_.exposure_reproduces = false;
+      exposed_failed = true;
+      report_.notes.push_back(
+          "exposing intermediate tensors changes the target's result: the exposed run no longer reproduces "
+          "the "
+          "final mismatch (fusion or placement changed); falling back to extracted subgraphs");
+      return ok_status();
+    }
+    if (!report_.final_mismatch && exposed_mismatch)
+      report_.notes.push_back(
+          "the plain run matches but the exposed run does not: exposing tensors changes the "
+          "target's result");
+  }
+  for (int i : cps) {
+    const auto& t = g.tensors[static_cast<std::size_t>(i)];
+    auto& row = report_.tensors[static_cast<std::size_t>(i)];
+    auto it = ref_values_.find(t.tensor);
+    if (it == ref_values_.end()) continue;
+    TensorReport r = compare_one(find_named(outs, t.tensor), it->second, options_.tolerance);
+    r.node = row.node;
+    r.op_type = row.op_type;
+    r.order = row.order;
+    row = std::move(r);
+  }
+  return ok_status();
+}
+
+// When exposing outputs hides or breaks the bug: cut the prefix that computes one tensor (its
+// ancestors only, no extra outputs) and halve the topological order on "does this prefix's output
+// diverge", as the seed did by hand with extract_model.
+Status Bisector::extracted_fallback() {
+  report_.method = "extracted";
+  const auto& g = graph();
+  {
+    // One reference run for every value the halving may ask for, when they fit the budget.
+    uint64_t total = 0;
+    std::vector<std::string> all;
+    for (int i : candidates_) {
+      total += estimate_bytes(g.tensors[static_cast<std::size_t>(i)]);
+      all.push_back(g.tensors[static_cast<std::size_t>(i)].tensor);
+    }
+    if (total <= options_.exposure_budget_bytes) PARITY_TRY(fetch_reference(all));
+  }
+  auto ancestors = [&](int tensor_index) {
+    std::set<int> nodes;
+    std::vector<int> stack{g.tensors[static_cast<std::size_t>(tensor_index)].order};
+    while (!stack.empty()) {
+      const int n = stack.back();
+      stack.pop_back();
+      if (!nodes.insert(n).second) continue;
+      const auto& node = g.nodes[static_cast<std::size_t>(n)];
+      std::vector<std::string> reads = node.inputs;
+      reads.insert(reads.end(), node.outer_inputs.begin(), node.outer_inputs.end());
+      for (const auto& r : reads)
+        if (int p = g.producer_of(r); p >= 0) stack.push_back(p);
+    }
+    return std::vector<int>(nodes.begin(), nodes.end());
+  };
+  std::map<int, bool> diverges;  // candidate position -> verdict
+  auto probe_prefix = [&](std::size_t pos) -> Result<bool> {
+    if (auto it = diverges.find(static_cast<int>(pos)); it != diverges.end()) return it->second;
+    const int ti = candidates_[pos];
+    const auto& t = g.tensors[static_cast<std::size_t>(ti)];
+    PARITY_TRY(fetch_reference({t.tensor}));
+    const fs::path m = work_.file("prefix_" + std::to_string(model_counter_++) + ".onnx");
+    std::map<std::string, Shape> shapes;
+    for (const auto& in : plan_.samples[0]) shapes[in.name] = in.tensor.shape();
+    PARITY_ASSIGN_OR_RETURN(inputs, surgery_.write_subgraph(m, ancestors(ti), {t.tensor}, shapes));
+    std::vector<NamedTensor> feed;
+    for (const auto& name : inputs)
+      if (const NamedTensor* in = find_named(plan_.samples[0], name)) feed.push_back(*in);
+    auto r =
+        run_backend(options_.target, m, feed, {t.tensor}, target_fault_, "prefix up to '" + t.tensor + "'");
+    if (!r.result.ok()) return r.result.error();
+    TensorReport row =
+        compare_one(find_named(r.result->outputs, t.tensor), ref_values_.at(t.tensor), options_.tolerance);
+    auto& slot = report_.tensors[static_cast<std::size_t>(ti)];
+    row.node = slot.node;
+    row.op_type = slot.op_type;
+    row.order = slot.order;
+    slot = row;
+    diverges[static_cast<int>(pos)] = row.verdict == Verdict::mismatch;
+    return row.verdict == Verdict::mismatch;
+  };
+  // Halving: lo..hi holds the first divergent position, assuming a diverging prefix stays
+  // diverging downstream (true along one path; documented as a limit for parallel branches).
+  std::size_t lo = 0, hi = candidates_.size();
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    PARITY_ASSIGN_OR_RETURN(d, probe_prefix(mid));
+    if (d)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return ok_status();
+}
+
+Status Bisector::isolate_culprit() {
+  const auto& g = graph();
+  auto& iso = report_.isolation;
+  iso.attempted = true;
+  const auto& fd = *report_.first_divergent;
+  const int culprit = fd.order;
+  std::set<int> chosen{culprit};
+  std::vector<std::string> outputs;
+  for (const auto& o : g.nodes[static_cast<std::size_t>(culprit)].outputs)
+    if (!o.empty() && g.find_tensor(o) && g.find_tensor(o)->dtype != DType::undefined) outputs.push_back(o);
+  // Constant nodes feeding the culprit belong to it: they are part of its weight path.
+  auto add_constant_producers = [&] {
+    for (int n : std::set<int>(chosen))
+      for (const auto& in : g.nodes[static_cast<std::size_t>(n)].inputs)
+        if (int p = g.producer_of(in); p >= 0 && is_constant_op(g.nodes[static_cast<std::size_t>(p)].op_type))
+          chosen.insert(p);
+  };
+  for (int level = 0; level <= options_.max_grow_levels; ++level) {
+    add_constant_producers();
+    const fs::path m = work_.file("isolated_" + std::to_string(model_counter_++) + ".onnx");
+    std::map<std::string, Shape> shapes;
+    for (const auto& in : plan_.samples[0]) shapes[in.name] = in.tensor.shape();
+    for (const auto& [name, t] : ref_values_) shapes[name] = t.tensor.shape();
+    // Inputs come from the reference's captured values, so fetch what the cut will read first.
+    std::vector<std::string> reads;
+    for (int n : chosen) {
+      const auto& node = g.nodes[static_cast<std::size_t>(n)];
+      for (const auto& r : node.inputs)
+        if (!r.empty() && !g.initializers.count(r)) reads.push_back(r);
+      for (const auto& r : node.outer_inputs)
+        if (!g.initializers.count(r)) reads.push_back(r);
+    }
+    std::vector<std::string> to_fetch;
+    for (const auto& r : reads)
+      if (g.producer_of(r) >= 0 && !chosen.count(g.producer_of(r))) to_fetch.push_back(r);
+    PARITY_TRY(fetch_reference(to_fetch));
+    for (const auto& [name, t] : ref_values_) shapes[name] = t.tensor.shape();
+    PARITY_ASSIGN_OR_RETURN(
+        inputs, surgery_.write_subgraph(m, std::vector<int>(chosen.begin(), chosen.end()), outputs, shapes));
+    std::vector<NamedTensor> feed;
+    for (const auto& name : inputs) {
+      if (const NamedTensor* in = find_named(plan_.samples[0], name))
+        feed.push_back(*in);
+      else if (auto it = ref_values_.find(name); it != ref_values_.end())
+        feed.push_back(it->second);
+    }
+    const std::string what = "isolated " + std::to_string(chosen.size()) + "-node model";
+    auto ref = run_backend(options_.reference, m, feed, outputs, ref_fault_, what);
+    if (!ref.result.ok()) {
+      iso.note = "the reference could not run the isolated model: " + ref.result.error().describe();
+      return ok_status();
+    }
+    auto target = run_backend(options_.target, m, feed, outputs, target_fault_, what);
+    iso.nodes.clear();
+    for (int n : chosen) iso.nodes.push_back(g.nodes[static_cast<std::size_t>(n)].name);
+    iso.outputs = outputs;
+    iso_model_ = m;
+    iso_inputs_ = feed;
+    iso_expected_ = ref.result->outputs;
+    if (!target.result.ok()) {
+      iso.note = "the target failed on the isolated model: " + target.result.error().describe();
+      iso.reproduces = true;  // a failure is a divergence too, and a smaller repro of it
+      iso_observed_.clear();
+      return ok_status();
+    }
+    iso_observed_ = target.result->outputs;
+    iso.reproduces = false;
+    for (const auto& e : iso_expected_) {
+      TensorReport r = compare_one(find_named(iso_observed_, e.name), e, options_.tolerance);
+      if (!iso.metrics) iso.metrics = r.metrics;
+      if (r.verdict == Verdict::mismatch) {
+        iso.reproduces = true;
+        iso.metrics = r.metrics;
+      }
+    }
+    if (iso.reproduces) {
+      iso.note = chosen.size() == 1
+                     ? "the single node reproduces the divergence"
+                     : "the smallest reproducing subgraph has " + std::to_string(chosen.size()) + " nodes";
+      return ok_status();
+    }
+    // Grow: add the producers of every value the cut reads from outside itself.
+    std::set<int> grown = chosen;
+    for (const auto& r : reads)
+      if (int p = g.producer_of(r); p >= 0) grown.insert(p);
+    if (grown == chosen) break;
+    chosen = std::move(grown);
+  }
+  iso.note = "no isolated subgraph up to " + std::to_string(options_.max_grow_levels) +
+             " producer levels reproduces the divergence: it needs more of the graph (or exposure)";
+  return ok_status();
+}
+
+Status Bisector::write_repro() {
+  const fs::path dir = *options_.repro_dir;
+  std::error_code ec;
+  fs::create_directories(dir / "test_data_set_0" / options_.target.label, ec);
+  if (ec)
+    return make_error(ErrorKind::io, Stage::write_output,
+                      "cannot create " + dir.string() + ": " + ec.message());
+  fs::copy_file(iso_model_, dir / "model.onnx", fs::copy_options::overwrite_existing, ec);
+  if (ec)
+    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + (dir / "model.onnx").string());
+  const fs::path set = dir / "test_data_set_0";
+  for (std::size_t i = 0; i < iso_inputs_.size(); ++i)
+    PARITY_TRY(model::write_tensor_proto(set / ("input_" + std::to_string(i) + ".pb"), iso_inputs_[i]));
+  for (std::size_t i = 0; i < iso_expected_.size(); ++i)
+    PARITY_TRY(model::write_tensor_proto(set / ("output_" + std::to_string(i) + ".pb"), iso_expected_[i]));
+  for (std::size_t i = 0; i < iso_observed_.size(); ++i)
+    PARITY_TRY(model::write_tensor_proto(
+        set / options_.target.label / ("output_" + std::to_string(i) + ".pb"), iso_observed_[i]));
+  const auto& iso = report_.isolation;
+  const auto& fd = *report_.first_divergent;
+  const std::string measured = describe_error(iso.metrics, iso.note);
+  nlohmann::json meta{{"schema", kReproSchema},
+                      {"parity_version", std::string(kParityVersion)},
+                      {"model", report_.model},
+                      {"target", options_.target_text},
+                      {"reference", options_.reference_text},
+                      {"seed", report_.seed},
+                      {"ort_version", report_.ort_version},
+                      {"adapter", report_.adapter},
+                      {"culprit", {{"tensor", fd.tensor}, {"node", fd.node}, {"op_type", fd.op_type}}},
+                      {"nodes", iso.nodes},
+                      {"reproduces", iso.reproduces},
+                      {"measured", measured}};
+  std::ofstream(dir / "repro.json") << meta.dump(2) << "\n";
+
+  std::string cmd;
+  for (const auto& a : options_.argv) cmd += (cmd.empty() ? "" : " ") + a;
+  std::string provider;
+  for (const auto& [k, v] : options_.target.provider_options)
+    provider += (provider.empty() ? "" : ", ") + k + "=" + v;
+  std::ostringstream md;
+  md << "# " << fd.op_type << " node `" << fd.node << "` diverges on " << options_.target.label << "\n\n"
+     << "Found by `parity bisect` (Parity " << kParityVersion << ") on `" << report_.model << "`.\n\n"
+     << "- culprit: node `" << fd.node << "` (" << fd.op_type << "), tensor `" << fd.tensor
+     << "`, born here: " << (fd.born_here ? "yes" : "no") << "\n"
+     << "- isolated model: " << iso.nodes.size() << " node(s) (" << iso.note << ")\n"
+     << "- measured error (target vs reference on model.onnx): " << measured << "\n"
+     << "- ONNX Runtime: " << report_.ort_version << "\n"
+     << "- backend: `" << options_.target_text << "` (EP " << options_.target.ep << ", opt "
+     << options_.target.opt_level << ", fallback " << (options_.target.allow_fallback ? "on" : "off") << ")\n"
+     << "- provider options: " << (provider.empty() ? "none" : provider) << "\n"
+     << "- adapter/driver: " << (report_.adapter.empty() ? "n/a" : report_.adapter) << "\n"
+     << "- reference: `" << options_.reference_text << "`\n"
+     << "- input seed: " << report_.seed << "\n\n"
+     << "## Files\n\n"
+     << "- `model.onnx`: the isolated model; initializers kept as in the original\n"
+     << "- `test_data_set_0/input_K.pb`: its inputs (captured reference values), ONNX test-data layout\n"
+     << "- `test_data_set_0/output_K.pb`: the reference backend's outputs (expected)\n"
+     << "- `test_data_set_0/" << options_.target.label << "/output_K.pb`: what the target returned\n\n"
+     << "## Reproduce\n\n"
+     << "```\nparity verify " << dir.string() << " --backend " << options_.target_text << "\n```\n\n"
+     << "exits 1 while the target still diverges, 0 once it is fixed. Found with:\n\n"
+     << "```\n"
+     << cmd << "\n```\n";
+  std::ofstream(dir / "README.md") << md.str();
+  report_.repro_dir = dir;
+  return ok_status();
+}
+
+Result<BisectReport> Bisector::run() {
+  const auto start = Clock::now();
+  const auto& g = graph();
+  report_.parity_version = std::string(kParityVersion);
+  report_.model = options_.model_path.string();
+  report_.target = options_.target.label;
+  report_.reference = options_.reference.label;
+  report_.seed = options_.inputs.seed;
+  report_.skipped_subgraphs = g.skipped_subgraphs;
+  for (const auto& s : g.skipped_subgraphs) report_.notes.push_back("skipped subgraph: " + s);
+  for (std::size_t i = 0; i < g.tensors.size(); ++i) {
+    const auto& t = g.tensors[i];
+    TensorReport r;
+    r.name = t.tensor;
+    r.node = t.node;
+    r.op_type = t.op_type;
+    r.order = t.order;
+    report_.tensors.push_back(r);
+    if (t.dtype != DType::undefined)
+      candidates_.push_back(static_cast<int>(i));
+    else
+      report_.notes.push_back("tensor '" + t.tensor + "' has no known type and is not compared");
+  }
+
+  // The plain target run: does the target run at all, and what does it say without exposure?
+  auto plain =
+      run_backend(options_.target, options_.model_path, plan_.samples[0], {}, target_fault_, "plain run");
+  report_.plain_run_ms = plain.wall_ms;
+  if (!plain.result.ok()) {
+    report_.target_error = plain.result.error();
+    report_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return report_;
+  }
+  plain_target_outputs_ = std::move(plain.result->outputs);
+
+  // Rounds of evenly spaced checkpoints within the budget; each round narrows to the span between
+  // the last matching checkpoint and the first divergent one. One round when everything fits.
+  std::vector<uint64_t> bytes;
+  for (const auto& t : g.tensors) bytes.push_back(estimate_bytes(t));
+  std::vector<int> span = candidates_;
+  bool first_round = true, exposed_failed = false;
+  while (!span.empty() && !exposed_failed) {
+    const std::vector<int> cps = pick_checkpoints(span, bytes, options_.exposure_budget_bytes);
+    PARITY_TRY(expose_round(cps, first_round, exposed_failed));
+    first_round = false;
+    if (exposed_failed || cps.size() == span.size()) break;
+    auto bad_cp = std::find_if(cps.begin(), cps.end(), [&](int i) {
+      return report_.tensors[static_cast<std::size_t>(i)].verdict == Verdict::mismatch;
+    });
+    if (bad_cp == cps.end()) break;
+    const int prev = bad_cp == cps.begin() ? -1 : *(bad_cp - 1);
+    std::vector<int> next;
+    for (int i : span)
+      if (i > prev && i < *bad_cp) next.push_back(i);
+    span = std::move(next);
+  }
+  if (candidates_.empty()) {
+    // Nothing can be exposed (no typed intermediates); still judge the final outputs.
+    PARITY_TRY(fetch_reference(g.graph_outputs));
+    for (const auto& o : g.graph_outputs)
+      if (auto it = ref_values_.find(o); it != ref_values_.end())
+        report_.final_mismatch |=
+            compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance).verdict ==
+            Verdict::mismatch;
+  }
+
+  if (exposed_failed) {
+    for (auto& t : report_.tensors) {  // exposed verdicts are not evidence once exposure is in doubt
+      t.compared = false;
+      t.verdict = Verdict::match;
+      t.failed_rule.clear();
+      t.detail.clear();
+      t.metrics.reset();
+    }
+    if (!report_.final_mismatch && report_.exposure_reproduces) {
+      // The exposed run crashed before we learnt about the final outputs: judge them now.
+      PARITY_TRY(fetch_reference(g.graph_outputs));
+      for (const auto& o : g.graph_outputs)
+        if (auto it = ref_values_.find(o); it != ref_values_.end())
+          report_.final_mismatch |=
+              compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance).verdict ==
+              Verdict::mismatch;
+    }
+    if (report_.final_mismatch) PARITY_TRY(extracted_fallback());
+  }
+
+  // Make sure the culprit's inputs were compared, so born_here is evidence and not a guess.
+  for (int guard = 0; guard < 8; ++guard) {
+    report_.first_divergent = find_first_divergent(g, report_.tensors);
+    if (!report_.first_divergent || report_.method == "extracted") break;
+    std::vector<int> unseen;
+    const auto& node = g.nodes[static_cast<std::size_t>(report_.first_divergent->order)];
+    for (const auto& in : node.inputs)
+      for (std::size_t i = 0; i < g.tensors.size(); ++i)
+        if (g.tensors[i].tensor == in && !report_.tensors[i].compared &&
+            g.tensors[i].dtype != DType::undefined)
+          unseen.push_back(static_cast<int>(i));
+    if (unseen.empty()) break;
+    bool failed = false;
+    PARITY_TRY(expose_round(unseen, false, failed));
+    if (failed) break;
+  }
+
+  if (report_.first_divergent) {
+    auto& fd = *report_.first_divergent;
+    report_.path = path_to(g, fd.tensor);
+    PARITY_TRY(isolate_culprit());
+    if (report_.method == "extracted") fd.born_here = report_.isolation.reproduces;
+    if (fd.weight_path)
+      report_.notes.push_back(
+          "divergence at the first layer: node '" + fd.node +
+          "' reads only graph inputs and initializers, so suspect the weight path (how its "
+          "weights, scales or zero points are read) before the network structure");
+    if (options_.repro_dir && report_.isolation.attempted && !iso_model_.empty()) PARITY_TRY(write_repro());
+  } else if (report_.final_mismatch) {
+    report_.notes.push_back(
+        "the final outputs differ but no intermediate tensor does: the divergence is in a "
+        "graph output computed from inputs directly or inside a skipped subgraph");
+  }
+  report_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return report_;
+}
+
+}  // namespace
+
+std::vector<int> pick_checkpoints(const std::vector<int>& order, const std::vector<uint64_t>& bytes,
+                                  uint64_t budget) {
+  uint64_t total = 0;
+  for (int i : order) total += bytes[static_cast<std::size_t>(i)];
+  if (total <= budget) return order;
+  uint64_t largest = 1;
+  for (int i : order) largest = std::max(largest, bytes[static_cast<std::size_t>(i)]);
+  // At least two checkpoints per round, so every round halves the span or better.
+  const std::size_t k = std::max<std::size_t>(2, static_cast<std::size_t>(budget / largest));
+  if (k >= order.size()) return order;
+  std::vector<int> out;
+  for (std::size_t j = 1; j <= k; ++j) {
+    const std::size_t pos = (j * order.size()) / k - 1;
+    if (out.empty() || out.back() != order[pos]) out.push_back(order[pos]);
+  }
+  return out;
+}
+
+std::optional<FirstDivergent> find_first_divergent(const model::GraphOutline& graph,
+                                                   const std::vector<TensorReport>& tensors) {
+  auto row_of = [&](const std::string& name) -> const TensorReport* {
+    for (const auto& t : tensors)
+      if (t.name == name) return &t;
+    return nullptr;
+  };
+  const TensorReport* first = nullptr;
+  for (const auto& t : tensors)
+    if (t.compared && t.verdict == Verdict::mismatch) {
+      first = &t;
+      break;
+    }
+  if (!first) return std::nullopt;
+  // Walk upstream while the culprit's producer reads a value that diverges too.
+  for (int guard = 0; guard < static_cast<int>(graph.nodes.size()) + 1; ++guard) {
+    const auto& node = graph.nodes[static_cast<std::size_t>(first->order)];
+    const TensorReport* upstream = nullptr;
+    for (const auto& in : node.inputs) {
+      const TensorReport* r = in.empty() ? nullptr : row_of(in);
+      if (r && r->compared && r->verdict == Verdict::mismatch && r != first) upstream = r;
+    }
+    if (!upstream) break;
+    first = upstream;
+  }
+  FirstDivergent fd;
+  fd.tensor = first->name;
+  fd.node = first->node;
+  fd.op_type = first->op_type;
+  fd.order = first->order;
+  fd.metrics = first->metrics;
+  fd.failed_rule = first->failed_rule;
+  fd.detail = first->detail;
+  const auto& node = graph.nodes[static_cast<std::size_t>(first->order)];
+  bool inputs_match = true, only_sources = true;
+  std::vector<std::string> reads = node.inputs;
+  reads.insert(reads.end(), node.outer_inputs.begin(), node.outer_inputs.end());
+  for (const auto& in : reads) {
+    if (in.empty() || graph.initializers.count(in)) continue;
+    if (graph.producer_of(in) < 0) continue;  // a graph input: identical on both sides by construction
+    only_sources = false;
+    const TensorReport* r = row_of(in);
+    if (!r || !r->compared || r->verdict == Verdict::mismatch) inputs_match = false;
+  }
+  fd.born_here = inputs_match;
+  fd.weight_path = only_sources;
+  return fd;
+}
+
+std::vector<std::string> path_to(const model::GraphOutline& graph, const std::string& tensor) {
+  std::vector<std::string> path{tensor};
+  std::string current = tensor;
+  for (std::size_t guard = 0; guard <= graph.nodes.size(); ++guard) {
+    const int p = graph.producer_of(current);
+    if (p < 0) break;
+    std::string next;
+    for (const auto& in : graph.nodes[static_cast<std::size_t>(p)].inputs)
+      if (!in.empty() && !graph.initializers.count(in)) {
+        next = in;
+        break;
+      }
+    if (next.empty()) break;
+    path.push_back(next);
+    current = next;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+Result<BisectReport> run_bisect(const BisectOptions& options, const ProgressSink& progress) {
+  PARITY_ASSIGN_OR_RETURN(surgery, model::ModelSurgery::open(options.model_path));
+  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(options.model_path));
+  probe::InputSettings settings = options.inputs;
+  settings.samples = 1;
+  PARITY_ASSIGN_OR_RETURN(plan, probe::plan_inputs(info, settings));
+  if (options.target.label == options.reference.label)
+    return bad_invocation("the target and the reference are both labelled '" + options.target.label + "'",
+                          "give one its own label: LABEL=EP:options");
+  auto fault_for = [&](const std::string& env, const std::string& label) {
+    return isolate::test_fault_for(env, label);
+  };
+  PARITY_ASSIGN_OR_RETURN(ref_fault, fault_for(options.test_fault_env, options.reference.label));
+  PARITY_ASSIGN_OR_RETURN(target_fault, fault_for(options.test_fault_env, options.target.label));
+  PARITY_ASSIGN_OR_RETURN(exposed_fault, fault_for(options.exposed_test_fault_env, options.target.label));
+  PARITY_ASSIGN_OR_RETURN(work, WorkDir::create());
+  Bisector b(options, progress, std::move(surgery), std::move(plan), std::move(work), ref_fault, target_fault,
+             exposed_fault);
+  return b.run();
+}
+
+Result<ReproMeta> read_repro_meta(const fs::path& dir) {
+  std::ifstream f(dir / "repro.json");
+  if (!f)
+    return make_error(ErrorKind::bad_input, Stage::load_model, (dir / "repro.json").string() + " is missing",
+                      "pass a folder written by 'parity bisect --out DIR'");
+  nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+  if (j.is_discarded() || j.value("schema", "") != kReproSchema)
+    return make_error(ErrorKind::bad_input, Stage::load_model,
+                      (dir / "repro.json").string() + " is not a " + kReproSchema + " file");
+  return ReproMeta{j.value("target", ""), j.value("reference", ""), j.value("measured", "")};
+}
+
+Result<VerifyReport> run_verify(const VerifyOptions& options, const ProgressSink& progress) {
+  PARITY_ASSIGN_OR_RETURN(meta, read_repro_meta(options.dir));
+  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(options.dir / "model.onnx"));
+  const fs::path set = options.dir / "test_data_set_0";
+  std::vector<NamedTensor> inputs, expected;
+  for (std::size_t i = 0; i < info.inputs.size(); ++i) {
+    PARITY_ASSIGN_OR_RETURN(
+        t, model::read_tensor_proto(set / ("input_" + std::to_string(i) + ".pb"), info.inputs[i].dtype));
+    t.name = info.inputs[i].name;  // the graph's name wins over what the file says
+    inputs.push_back(std::move(t));
+  }
+  for (std::size_t i = 0; i < info.outputs.size(); ++i) {
+    PARITY_ASSIGN_OR_RETURN(t, model::read_tensor_proto(set / ("output_" + std::to_string(i) + ".pb")));
+    t.name = info.outputs[i].name;
+    expected.push_back(std::move(t));
+  }
+  PARITY_ASSIGN_OR_RETURN(fault, isolate::test_fault_for(options.test_fault_env, options.backend.label));
+  VerifyReport report;
+  report.backend = options.backend.label;
+  report.recorded_error = meta.measured;
+  backend::RunRequest req;
+  req.model_path = (options.dir / "model.onnx").string();
+  req.inputs = inputs;
+  backend::BackendSpec spec = options.backend;
+  spec.count_nodes = false;
+  if (progress) progress(spec.label + ": running " + req.model_path);
+  auto r = isolate::run_isolated(spec, req, options.limits, {options.worker_exe, fault, {}});
+  if (!r.result.ok()) {
+    report.error = r.result.error();
+    return report;
+  }
+  report.ort_version = r.result->runtime_version;
+  report.adapter = r.result->adapter;
+  for (const auto& e : expected) {
+    report.outputs.push_back(compare_one(find_named(r.result->outputs, e.name), e, std::nullopt));
+    if (report.outputs.back().verdict == Verdict::mismatch) report.still_fails = true;
+  }
+  return report;
+}
+
+}  // namespace parity::bisect

@@ -1,0 +1,158 @@
+// bisect/bisect.h: `parity bisect`: find the first tensor where a target backend departs from the
+// reference, tell an error born at a node from one inherited from upstream, confirm the culprit on
+// a model holding only that node (growing it until it reproduces), and write a repro folder.
+//
+// Every backend run goes through isolate::run_isolated, so a backend that crashes while tensors
+// are exposed is a recorded event, not the end of the bisect.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "isolate/isolated_runner.h"
+#include "model/model_surgery.h"
+#include "parity/metrics.h"
+#include "parity/result.h"
+#include "probe/input_plan.h"
+#include "probe/probe.h"
+
+namespace parity::bisect {
+
+struct BisectOptions {
+  std::filesystem::path model_path;
+  backend::BackendSpec target;
+  backend::BackendSpec reference;  // default: cpu
+  std::string target_text;         // the spec as the user wrote it, for the repro command
+  std::string reference_text = "cpu";
+  probe::InputSettings inputs;         // samples is forced to 1: bisect compares one input set
+  std::optional<Tolerance> tolerance;  // --atol/--rtol for every tensor; default by dtype
+  isolate::IsolationLimits limits;
+  // Bytes of intermediates one exposed run may return. Larger models are narrowed in rounds that
+  // expose evenly spaced checkpoints, so the cost grows with log(nodes) instead of all at once.
+  uint64_t exposure_budget_bytes = uint64_t{1} << 30;
+  std::string worker_exe;                          // empty = this executable
+  std::string test_fault_env;                      // PARITY_TEST_FAULT: every run
+  std::string exposed_test_fault_env;              // PARITY_TEST_FAULT_EXPOSED: only runs with extra outputs
+  int max_grow_levels = 4;                         // producer levels added around the culprit at most
+  std::optional<std::filesystem::path> repro_dir;  // --out DIR
+  std::vector<std::string> argv;                   // the exact command, for the repro README
+};
+
+// The divergence rule per tensor: `verdict` uses probe's metrics and tolerances.
+struct TensorReport {
+  std::string name;
+  std::string node;
+  std::string op_type;
+  int order = 0;
+  bool compared = false;  // false: never exposed (outside the narrowed range)
+  Verdict verdict = Verdict::match;
+  std::string failed_rule;
+  std::string detail;
+  std::optional<Comparison> metrics;
+  Tolerance tolerance;
+};
+
+struct FirstDivergent {
+  std::string tensor;
+  std::string node;
+  std::string op_type;
+  int order = 0;
+  bool born_here = false;    // its compared runtime inputs match, its output does not
+  bool weight_path = false;  // every runtime input is a graph input or initializer
+  std::optional<Comparison> metrics;
+  std::string failed_rule;
+  std::string detail;
+};
+
+struct Isolation {
+  bool attempted = false;
+  bool reproduces = false;
+  std::vector<std::string> nodes;  // the smallest reproducing subgraph (or the largest tried)
+  std::vector<std::string> outputs;
+  std::optional<Comparison> metrics;  // target vs reference on the isolated model's first output
+  std::string note;
+};
+
+struct BisectReport {
+  std::string parity_version;
+  std::string model;
+  std::string target;
+  std::string reference;
+  uint64_t seed = 0;
+  std::string ort_version;
+  std::string adapter;
+  bool final_mismatch = false;        // the plain target run disagrees on a graph output
+  bool exposure_reproduces = true;    // the exposed run shows the final mismatch too
+  std::string method = "exposed";     // exposed | extracted (fallback)
+  std::vector<std::string> notes;     // human lines: "the exposed run crashed ...", "weight path ..."
+  std::vector<TensorReport> tensors;  // topological order
+  std::optional<FirstDivergent> first_divergent;
+  std::vector<std::string> path;  // tensor names from a graph input to the culprit
+  Isolation isolation;
+  std::vector<std::string> skipped_subgraphs;
+  int backend_runs = 0;
+  double wall_ms = 0;
+  double plain_run_ms = 0;  // wall time of the plain target run, for the cost ratio
+  std::optional<std::filesystem::path> repro_dir;
+  std::optional<Error> target_error;  // the target could not be run at all (exit 3)
+};
+
+using ProgressSink = probe::ProgressSink;
+
+// Runs the bisect. Result error only for a bad invocation or an unreadable model; a target that
+// cannot run is report.target_error.
+Result<BisectReport> run_bisect(const BisectOptions& options, const ProgressSink& progress = {});
+
+// The divergence rule on its own (used by run_bisect, unit-tested): given the per-tensor verdicts
+// and the graph, the earliest divergent tensor and whether its error is born there. Walks
+// upstream from the earliest divergent compared tensor while one of its producer's runtime inputs
+// diverges too. Returns nullopt when no compared tensor diverges.
+std::optional<FirstDivergent> find_first_divergent(const model::GraphOutline& graph,
+                                                   const std::vector<TensorReport>& tensors);
+
+// Tensor names from a graph input to `tensor`, following each node's first runtime input that
+// is itself a node output or graph input (initializers are weights, not the data path).
+std::vector<std::string> path_to(const model::GraphOutline& graph, const std::string& tensor);
+
+// Splits `order` (tensor indices) into checkpoints no larger than `budget` bytes in total, evenly
+// spaced, always keeping the last one; `bytes[i]` is the estimate for tensor i.
+std::vector<int> pick_checkpoints(const std::vector<int>& order, const std::vector<uint64_t>& bytes,
+                                  uint64_t budget);
+
+// Schema of the repro folder's repro.json, read back by `parity verify`.
+inline constexpr const char* kReproSchema = "parity.repro/1";
+
+// Fields of repro.json that `parity verify` needs before it can parse a backend spec.
+struct ReproMeta {
+  std::string target;  // the spec text as given to bisect ("webgpu:opt=basic")
+  std::string reference;
+  std::string measured;  // one line: the error measured at bisect time
+};
+Result<ReproMeta> read_repro_meta(const std::filesystem::path& dir);
+
+struct VerifyOptions {
+  std::filesystem::path dir;
+  backend::BackendSpec backend;  // the CLI defaults it to ReproMeta::target
+  isolate::IsolationLimits limits;
+  std::string worker_exe;
+  std::string test_fault_env;
+};
+
+struct VerifyReport {
+  std::string backend;
+  bool still_fails = false;
+  std::optional<Error> error;  // the backend could not run (exit 3)
+  std::vector<TensorReport> outputs;
+  std::string ort_version;
+  std::string adapter;
+  std::string recorded_error;  // the measured error written at bisect time
+};
+
+// Reruns a repro folder: model.onnx on test_data_set_0 inputs, compared with its output_K.pb.
+Result<VerifyReport> run_verify(const VerifyOptions& options, const ProgressSink& progress = {});
+
+}  // namespace parity::bisect

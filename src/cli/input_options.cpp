@@ -1,0 +1,57 @@
+#include "cli/input_options.h"
+
+namespace parity::cli {
+namespace {
+
+Error usage(std::string message) {
+  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message));
+}
+
+}  // namespace
+
+void add_input_options(CLI::App& cmd, InputArgs& a) {
+  cmd.add_option("--dim", a.dims, "symbolic dim value, SYMBOL=N (repeatable)");
+  cmd.add_option("--shape", a.shapes, "whole shape of an input, NAME=D0,D1,... (repeatable)");
+  cmd.add_option("--range", a.ranges,
+                 "value range of random data, NAME=LO,HI (default: floats -1,1; ints 0,10)");
+  cmd.add_option("--input", a.inputs, "input from a file, NAME=FILE (.npy, .pb TensorProto, PNG/JPEG)");
+  cmd.add_option("--resize", a.resizes, "resize an image input, NAME=HEIGHT,WIDTH");
+  cmd.add_option("--seed", a.seed, "seed of the random inputs")->capture_default_str();
+  cmd.add_option("--load-io", a.load_io, "read inputs from DIR/test_data_set_N/input_K.pb");
+}
+
+Result<probe::InputSettings> build_input_settings(const InputArgs& a) {
+  probe::InputSettings in;
+  for (const auto& d : a.dims) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(d, "--dim"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--dim " + kv.first));
+    if (v.size() != 1) return usage("--dim " + d + ": expects one integer");
+    in.dims[kv.first] = v[0];
+  }
+  for (const auto& s : a.shapes) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(s, "--shape"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--shape " + kv.first));
+    in.shapes[kv.first] = v;
+  }
+  for (const auto& r : a.ranges) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(r, "--range"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--range " + kv.first));
+    if (v.size() != 2 || !(v[0] < v[1])) return usage("--range " + r + ": expects LO,HI with LO < HI");
+    in.ranges[kv.first] = {v[0], v[1]};
+  }
+  for (const auto& f : a.inputs) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(f, "--input"));
+    in.files[kv.first] = kv.second;
+  }
+  for (const auto& r : a.resizes) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(r, "--resize"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--resize " + kv.first));
+    if (v.size() != 2 || v[0] <= 0 || v[1] <= 0) return usage("--resize " + r + ": expects HEIGHT,WIDTH");
+    in.resize[kv.first] = {v[0], v[1]};
+  }
+  in.seed = a.seed;
+  if (!a.load_io.empty()) in.load_io = a.load_io;
+  return in;
+}
+
+}  // namespace parity::cli

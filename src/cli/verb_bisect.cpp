@@ -1,0 +1,196 @@
+// `parity bisect`: find the first tensor where a backend departs from the reference, confirm it on
+// an isolated node, and write a repro folder. `parity verify`: rerun such a folder.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "bisect/bisect.h"
+#include "cli/backend_args.h"
+#include "cli/common_options.h"
+#include "cli/input_options.h"
+#include "cli/verb.h"
+#include "report/bisect_report.h"
+#include "report/probe_json.h"
+
+namespace parity::cli {
+namespace {
+
+struct BisectArgs {
+  CommonOptions common;
+  InputArgs inputs;
+  std::string model;
+  std::string target;
+  std::string reference = "cpu";
+  std::optional<double> atol, rtol;
+  std::string out_dir;
+  std::string batch_bytes;  // --batch-bytes: overrides the share of --max-memory for exposure
+};
+
+int fail_usage(const char* verb, const Error& e) {
+  std::fprintf(stderr, "parity %s: %s\n", verb, e.message.c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
+  return kExitUsage;
+}
+
+// The command line a reader of the repro README can paste; rebuilt from the parsed flags so it
+// holds exactly what this run used (seed included).
+std::vector<std::string> command_of(const BisectArgs& a) {
+  std::vector<std::string> c{"parity",    "bisect", a.model,
+                             "--backend", a.target, "--reference",
+                             a.reference, "--seed", std::to_string(a.inputs.seed)};
+  auto add = [&](const char* flag, const std::vector<std::string>& values) {
+    for (const auto& v : values) c.insert(c.end(), {flag, v});
+  };
+  add("--dim", a.inputs.dims);
+  add("--shape", a.inputs.shapes);
+  add("--range", a.inputs.ranges);
+  add("--input", a.inputs.inputs);
+  add("--resize", a.inputs.resizes);
+  if (a.atol) c.insert(c.end(), {"--atol", std::to_string(*a.atol)});
+  if (a.rtol) c.insert(c.end(), {"--rtol", std::to_string(*a.rtol)});
+  if (!a.out_dir.empty()) c.insert(c.end(), {"--out", a.out_dir});
+  return c;
+}
+
+Result<bisect::BisectOptions> build_options(const BisectArgs& a) {
+  bisect::BisectOptions o;
+  o.model_path = a.model;
+  const auto defaults = a.common.defaults();
+  PARITY_ASSIGN_OR_RETURN(target, parse_backend_spec(a.target, defaults));
+  o.target = std::move(target);
+  o.target_text = a.target;
+  PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
+  o.reference = std::move(reference);
+  o.reference_text = a.reference;
+  PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
+  o.limits = limits;
+  // A quarter of the memory cap: the worker holds the exposed values, their copy in the pipe
+  // and the parent's copy at once, next to the model itself.
+  if (limits.max_memory_bytes > 0) o.exposure_budget_bytes = limits.max_memory_bytes / 4;
+  if (!a.batch_bytes.empty()) {
+    PARITY_ASSIGN_OR_RETURN(b, parse_size(a.batch_bytes, "--batch-bytes"));
+    o.exposure_budget_bytes = b;
+  }
+  PARITY_ASSIGN_OR_RETURN(inputs, build_input_settings(a.inputs));
+  o.inputs = std::move(inputs);
+  if (a.atol || a.rtol) o.tolerance = Tolerance{a.atol.value_or(0), a.rtol.value_or(0), {}, {}};
+  if (!a.out_dir.empty()) o.repro_dir = a.out_dir;
+  if (const char* f = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = f;
+  if (const char* f = std::getenv("PARITY_TEST_FAULT_EXPOSED")) o.exposed_test_fault_env = f;
+  o.argv = command_of(a);
+  return o;
+}
+
+int write_json(const char* verb, const std::string& path, const nlohmann::json& j) {
+  if (path.empty()) return kExitOk;
+  if (path == "-") {
+    std::cout << j.dump(2) << std::endl;
+  } else if (auto st = report::write_json_file(path, j); !st.ok()) {
+    std::fprintf(stderr, "parity %s: %s\n", verb, st.error().message.c_str());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+probe::ProgressSink progress_for(const CommonOptions& c) {
+  if (c.quiet) return {};
+  return [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
+}
+
+int run_bisect_verb(const BisectArgs& args) {
+  auto options = build_options(args);
+  if (!options.ok()) return fail_usage("bisect", options.error());
+  auto report = bisect::run_bisect(*options, progress_for(args.common));
+  if (!report.ok()) return fail_usage("bisect", report.error());
+  const std::string text = report::bisect_text(*report);
+  std::fputs(text.c_str(), args.common.json_path == "-" ? stderr : stdout);
+  if (int rc = write_json("bisect", args.common.json_path, report::bisect_to_json(*report)); rc != kExitOk)
+    return rc;
+  if (report->target_error) return kExitCannotRun;
+  return report->first_divergent || report->final_mismatch ? kExitFinding : kExitOk;
+}
+
+struct VerifyArgs {
+  CommonOptions common;
+  std::string dir;
+  std::string backend;  // default: the target recorded in repro.json
+};
+
+int run_verify_verb(const VerifyArgs& args) {
+  auto meta = bisect::read_repro_meta(args.dir);
+  if (!meta.ok()) return fail_usage("verify", meta.error());
+  const std::string text_spec = args.backend.empty() ? meta->target : args.backend;
+  auto spec = parse_backend_spec(text_spec, args.common.defaults());
+  if (!spec.ok()) return fail_usage("verify", spec.error());
+  auto limits = args.common.limits();
+  if (!limits.ok()) return fail_usage("verify", limits.error());
+  bisect::VerifyOptions o;
+  o.dir = args.dir;
+  o.backend = *spec;
+  o.limits = *limits;
+  if (const char* f = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = f;
+  auto report = bisect::run_verify(o, progress_for(args.common));
+  if (!report.ok()) return fail_usage("verify", report.error());
+  const std::string text = report::verify_text(*report);
+  std::fputs(text.c_str(), args.common.json_path == "-" ? stderr : stdout);
+  if (int rc = write_json("verify", args.common.json_path, report::verify_to_json(*report)); rc != kExitOk)
+    return rc;
+  if (report->error) return kExitCannotRun;
+  return report->still_fails ? kExitFinding : kExitOk;
+}
+
+}  // namespace
+
+Verb bisect_verb() {
+  return {"bisect", "find the first tensor where a backend departs from the reference, and write a repro",
+          false, [](CLI::App& cmd) -> VerbRunner {
+            auto args = std::make_shared<BisectArgs>();
+            cmd.description(
+                "Exposes MODEL's intermediate tensors, runs the reference and the target on the same inputs "
+                "(each "
+                "run in its own worker), names the first tensor that diverges and the node that produced it, "
+                "confirms that node on a model holding only it, and with --out writes a repro folder.\n"
+                "Exit status: 0 no divergence, 1 divergence found, 2 bad invocation, 3 the target could not "
+                "run.\n\n"
+                "Examples:\n"
+                "  parity bisect model.onnx --backend webgpu --out repro/\n"
+                "  parity bisect llm.onnx --backend webgpu:opt=basic --dim batch=1 --max-memory 2G --json "
+                "b.json\n"
+                "  parity verify repro/ --backend webgpu");
+            cmd.add_option("model", args->model, "the ONNX model")->required();
+            cmd.add_option("-b,--backend", args->target,
+                           "the backend to bisect, e.g. webgpu or webgpu:opt=basic")
+                ->required();
+            cmd.add_option("--reference", args->reference, "backend spec whose values count as right")
+                ->capture_default_str();
+            add_input_options(cmd, args->inputs);
+            cmd.add_option("--atol", args->atol, "absolute tolerance for every tensor (default: by dtype)");
+            cmd.add_option("--rtol", args->rtol, "relative tolerance for every tensor (default: by dtype)");
+            cmd.add_option("-o,--out", args->out_dir, "write a repro folder for the culprit to DIR");
+            cmd.add_option(
+                "--batch-bytes", args->batch_bytes,
+                "bytes of intermediates one run may expose (default: a quarter of --max-memory, else 1G)");
+            add_common_options(cmd, args->common);
+            return [args] { return run_bisect_verb(*args); };
+          }};
+}
+
+Verb verify_verb() {
+  return {"verify", "rerun a bisect repro folder and say whether the backend still fails", false,
+          [](CLI::App& cmd) -> VerbRunner {
+            auto args = std::make_shared<VerifyArgs>();
+            cmd.description(
+                "Runs DIR/model.onnx on DIR/test_data_set_0/input_K.pb with BACKEND and compares with the "
+                "recorded "
+                "reference outputs (output_K.pb).\n"
+                "Exit status: 0 fixed (matches), 1 still failing, 2 bad invocation, 3 the backend could not "
+                "run.");
+            cmd.add_option("dir", args->dir, "a folder written by 'parity bisect --out'")->required();
+            cmd.add_option("-b,--backend", args->backend,
+                           "backend spec (default: the one recorded in repro.json)");
+            add_common_options(cmd, args->common);
+            return [args] { return run_verify_verb(*args); };
+          }};
+}
+
+}  // namespace parity::cli

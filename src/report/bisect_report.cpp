@@ -1,0 +1,145 @@
+#include "report/bisect_report.h"
+
+#include <fmt/format.h>
+
+#include "core/json_io.h"
+#include "report/probe_json.h"
+
+namespace parity::report {
+namespace {
+
+using nlohmann::json;
+
+json metrics_json(const std::optional<Comparison>& c) { return c ? comparison_to_json(*c) : json(nullptr); }
+
+json tensor_json(const bisect::TensorReport& t) {
+  json j{{"name", t.name}, {"node", t.node}, {"op_type", t.op_type}, {"order", t.order}};
+  j["verdict"] = !t.compared ? "not_compared" : t.verdict == Verdict::match ? "match" : "mismatch";
+  j["metrics"] = metrics_json(t.metrics);
+  if (!t.failed_rule.empty()) j["failed_rule"] = t.failed_rule;
+  if (!t.detail.empty()) j["detail"] = t.detail;
+  return j;
+}
+
+std::string error_text(const bisect::TensorReport& t) {
+  if (!t.compared) return "not compared";
+  std::string s = t.verdict == Verdict::match ? "match" : "MISMATCH";
+  if (t.metrics) {
+    s += fmt::format("  max_abs {:.3g}", t.metrics->max_abs);
+    if (t.metrics->nan_mismatch > 0) s += fmt::format("  nan_mismatch {}", t.metrics->nan_mismatch);
+  } else if (!t.failed_rule.empty()) {
+    s += "  (" + t.failed_rule + ")";
+  }
+  return s;
+}
+
+std::string ms_text(double ms) {
+  return ms >= 1000 ? fmt::format("{:.1f} s", ms / 1000) : fmt::format("{:.0f} ms", ms);
+}
+
+}  // namespace
+
+json bisect_to_json(const bisect::BisectReport& r) {
+  json j{{"schema", kBisectSchema},
+         {"parity_version", r.parity_version},
+         {"model", r.model},
+         {"target", r.target},
+         {"reference", r.reference},
+         {"seed", r.seed},
+         {"ort_version", r.ort_version},
+         {"adapter", r.adapter},
+         {"method", r.method},
+         {"final_mismatch", r.final_mismatch},
+         {"exposure_reproduces", r.exposure_reproduces},
+         {"backend_runs", r.backend_runs},
+         {"wall_ms", json_number(r.wall_ms)},
+         {"plain_run_ms", json_number(r.plain_run_ms)},
+         {"notes", r.notes},
+         {"skipped_subgraphs", r.skipped_subgraphs},
+         {"path", r.path}};
+  if (r.first_divergent) {
+    const auto& f = *r.first_divergent;
+    j["first_divergent"] = {{"tensor", f.tensor},           {"node", f.node},
+                            {"op_type", f.op_type},         {"order", f.order},
+                            {"born_here", f.born_here},     {"weight_path", f.weight_path},
+                            {"failed_rule", f.failed_rule}, {"metrics", metrics_json(f.metrics)}};
+  } else {
+    j["first_divergent"] = nullptr;
+  }
+  json tensors = json::array();
+  for (const auto& t : r.tensors) tensors.push_back(tensor_json(t));
+  j["tensors"] = std::move(tensors);
+  j["isolation"] = {{"attempted", r.isolation.attempted},
+                    {"reproduces", r.isolation.reproduces},
+                    {"nodes", r.isolation.nodes},
+                    {"outputs", r.isolation.outputs},
+                    {"metrics", metrics_json(r.isolation.metrics)},
+                    {"note", r.isolation.note}};
+  j["repro_dir"] = r.repro_dir ? json(r.repro_dir->string()) : json(nullptr);
+  j["error"] = r.target_error ? error_to_json(*r.target_error) : json(nullptr);
+  return j;
+}
+
+std::string bisect_text(const bisect::BisectReport& r) {
+  std::string s;
+  if (r.target_error) {
+    s += fmt::format("{}: the target could not be run: {}\n", r.target, r.target_error->describe());
+    return s;
+  }
+  s += fmt::format("bisect {} vs {} on {}\n", r.target, r.reference, r.model);
+  s += fmt::format("final outputs: {}\n", r.final_mismatch ? "MISMATCH" : "match");
+  if (r.first_divergent) {
+    const auto& f = *r.first_divergent;
+    s += fmt::format("first divergent tensor: {} (node {}, {}), born here: {}\n", f.tensor, f.node, f.op_type,
+                     f.born_here ? "yes" : "no (inherited from upstream)");
+    s += "path from the inputs to the culprit:\n";
+    for (const auto& name : r.path) {
+      const bisect::TensorReport* row = nullptr;
+      for (const auto& t : r.tensors)
+        if (t.name == name) row = &t;
+      if (row)
+        s += fmt::format("  {:<24} {:<20} {}\n", name, row->node + " (" + row->op_type + ")",
+                         error_text(*row));
+      else
+        s += fmt::format("  {:<24} {:<20} graph input (same on both sides)\n", name, "");
+    }
+    if (r.isolation.attempted) {
+      std::string nodes;
+      for (const auto& n : r.isolation.nodes) nodes += (nodes.empty() ? "" : ", ") + n;
+      s += fmt::format("isolation: {} [{}]: {}\n",
+                       r.isolation.reproduces ? "reproduces" : "does not reproduce", nodes, r.isolation.note);
+    }
+  } else {
+    s += "no divergence: every compared tensor matches the reference\n";
+  }
+  for (const auto& n : r.notes) s += "note: " + n + "\n";
+  if (r.repro_dir) s += "repro folder: " + r.repro_dir->string() + "\n";
+  s += fmt::format("backend runs: {}, wall {} (plain target run {})\n", r.backend_runs, ms_text(r.wall_ms),
+                   ms_text(r.plain_run_ms));
+  return s;
+}
+
+json verify_to_json(const bisect::VerifyReport& r) {
+  json outs = json::array();
+  for (const auto& o : r.outputs) outs.push_back(tensor_json(o));
+  return {{"schema", "parity.verify/1"},
+          {"backend", r.backend},
+          {"still_fails", r.still_fails},
+          {"ort_version", r.ort_version},
+          {"adapter", r.adapter},
+          {"recorded_error", r.recorded_error},
+          {"outputs", outs},
+          {"error", r.error ? error_to_json(*r.error) : json(nullptr)}};
+}
+
+std::string verify_text(const bisect::VerifyReport& r) {
+  if (r.error) return fmt::format("{}: could not run the repro: {}\n", r.backend, r.error->describe());
+  std::string s;
+  for (const auto& o : r.outputs) s += fmt::format("  {:<24} {}\n", o.name, error_text(o));
+  s += r.still_fails
+           ? fmt::format("{}: STILL FAILS (recorded at bisect time: {})\n", r.backend, r.recorded_error)
+           : fmt::format("{}: fixed: the repro now matches the reference outputs\n", r.backend);
+  return s;
+}
+
+}  // namespace parity::report

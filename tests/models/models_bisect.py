@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""Models for `parity bisect`'s edge cases (picked up by gen_models.py through GENERATORS).
+
+They reuse the real WebGPU miscompute of models_webgpu_bugs.py (a DequantizeLinear with
+block_size on a 1-D input, ORT 1.30.0 on SwiftShader), so the culprit is a real bug, and add
+what bisect must cope with around it: a control-flow node whose inner tensors cannot be exposed,
+and a value that is NaN on one side only.
+"""
+import numpy as np
+from onnx import TensorProto, helper
+
+from models_webgpu_bugs import _init, _model, _vi
+
+_SCALE = np.array([0.05, 0.1, 0.2, 0.4], np.float32)
+_ZERO_POINT = np.array([1, -2, 3, 0], np.int8)
+
+
+def _dq_bias():
+    return helper.make_node("DequantizeLinear", ["bias_q", "bias_scale", "bias_zero_point"], ["bias"],
+                            axis=0, block_size=4, name="dq_bias")
+
+
+def _dq_inits():
+    return [_init("bias_scale", _SCALE), _init("bias_zero_point", _ZERO_POINT)]
+
+
+def bisect_if_dq():
+    """x[16], bias_q[16] int8 -> dq_bias (the WebGPU bug) -> add_bias -> If(cond, an initializer
+    true: then Relu(h), else Neg(h)) -> scale_out (Mul 2) -> y[16]. Bisect works at the top level,
+    names dq_bias, and reports the If's two inner nodes as skipped."""
+    then_g = helper.make_graph([helper.make_node("Relu", ["h"], ["branch_out"], name="then_relu")], "then_branch",
+                               [], [_vi("branch_out", TensorProto.FLOAT, [16])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["h"], ["branch_out"], name="else_neg")], "else_branch",
+                               [], [_vi("branch_out", TensorProto.FLOAT, [16])])
+    nodes = [_dq_bias(),
+             helper.make_node("Add", ["x", "bias"], ["h"], name="add_bias"),
+             helper.make_node("If", ["cond"], ["branch"], then_branch=then_g, else_branch=else_g, name="if_relu"),
+             helper.make_node("Mul", ["branch", "two"], ["y"], name="scale_out")]
+    return _model(nodes,
+                  [_vi("x", TensorProto.FLOAT, [16]), _vi("bias_q", TensorProto.INT8, [16])],
+                  [_vi("y", TensorProto.FLOAT, [16])],
+                  _dq_inits() + [_init("cond", np.array(True)), _init("two", np.float32(2.0))])
+
+
+def bisect_if_clean():
+    """x[16] -> Relu -> If(cond: then Sigmoid, else Neg) -> Mul 2 -> y: control flow, every node right."""
+    then_g = helper.make_graph([helper.make_node("Sigmoid", ["r"], ["branch_out"], name="then_sigmoid")],
+                               "then_branch", [], [_vi("branch_out", TensorProto.FLOAT, [16])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["r"], ["branch_out"], name="else_neg")], "else_branch",
+                               [], [_vi("branch_out", TensorProto.FLOAT, [16])])
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("If", ["cond"], ["branch"], then_branch=then_g, else_branch=else_g, name="if_sigmoid"),
+             helper.make_node("Mul", ["branch", "two"], ["y"], name="scale_out")]
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, [16])], [_vi("y", TensorProto.FLOAT, [16])],
+                  [_init("cond", np.array(True)), _init("two", np.float32(2.0))], opset=17)
+
+
+def bisect_nan_one_side():
+    """bias_q[16] int8 -> dq_bias (the WebGPU bug: elements 4..15 come out 0) -> ratio = bias / bias
+    -> y = ratio * 3. On WebGPU 0/0 makes ratio NaN where the CPU has 1: a NaN on one side only,
+    downstream of the real culprit, which bisect must still name."""
+    nodes = [_dq_bias(),
+             helper.make_node("Div", ["bias", "bias"], ["ratio"], name="self_ratio"),
+             helper.make_node("Mul", ["ratio", "three"], ["y"], name="times_three")]
+    return _model(nodes, [_vi("bias_q", TensorProto.INT8, [16])], [_vi("y", TensorProto.FLOAT, [16])],
+                  _dq_inits() + [_init("three", np.float32(3.0))])
+
+
+def bisect_untyped_chain():
+    """x[2,8] -> Relu -> Tanh -> Sigmoid -> y, with no value_info at all: bisect types the
+    intermediates by shape inference (or the type-preserving fallback)."""
+    nodes = [helper.make_node("Relu", ["x"], ["a"]),  # unnamed on purpose: names are synthesized
+             helper.make_node("Tanh", ["a"], ["b"], name="tanh"),
+             helper.make_node("Sigmoid", ["b"], ["y"], name="sigmoid")]
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, [2, 8])], [_vi("y", TensorProto.FLOAT, [2, 8])], opset=17)
+
+
+def bisect_deep_chain():
+    """x[2,16] -> 48 layers of (Add c_i -> Tanh), with the real WebGPU Slice negative-step bug
+    (`slice_reverse`, t[:, 14::-1], width 16 -> 15) after layer 24: 97 nodes, one wrong on
+    WebGPU. For the bisect benchmark (runs and wall time versus node count and budget)."""
+    nodes, inits = [], []
+    cur, width = "x", 16
+    for i in range(48):
+        if i == 24:
+            nodes.append(helper.make_node("Slice", [cur, "starts", "ends", "axes", "steps"], ["rev"],
+                                          name="slice_reverse"))
+            inits += [_init("starts", np.array([14], np.int64)),
+                      _init("ends", np.array([np.iinfo(np.int64).min], np.int64)),
+                      _init("axes", np.array([1], np.int64)), _init("steps", np.array([-1], np.int64))]
+            cur, width = "rev", 15
+        inits.append(_init(f"c{i}", np.float32(0.01 * (i % 7) - 0.03)))
+        nodes.append(helper.make_node("Add", [cur, f"c{i}"], [f"a{i}"], name=f"add{i}"))
+        nodes.append(helper.make_node("Tanh", [f"a{i}"], [f"t{i}" if i < 47 else "y"], name=f"tanh{i}"))
+        cur = f"t{i}"
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, [2, 16])], [_vi("y", TensorProto.FLOAT, [2, width])], inits,
+                  opset=13)
+
+
+GENERATORS = [bisect_deep_chain, bisect_if_dq, bisect_if_clean, bisect_nan_one_side, bisect_untyped_chain]
