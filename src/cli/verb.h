@@ -30,5 +30,6 @@ Verb bisect_verb();
 Verb verify_verb();
 Verb worker_verb();
 Verb backends_verb();
+Verb chaos_verb();  // src/chaos/verb_chaos.cpp (needs the CLI's shared options)
 
 }  // namespace parity::cli

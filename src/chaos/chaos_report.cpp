@@ -1,0 +1,123 @@
+#include "chaos/chaos_report.h"
+
+#include <algorithm>
+#include <map>
+
+#include "report/probe_json.h"
+
+namespace parity::chaos {
+namespace {
+
+std::string one_line(std::string s, std::size_t max) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  if (s.size() > max) s = s.substr(0, max - 3) + "...";
+  return s;
+}
+
+// ORT prefixes a failed check with its source path and the condition; the table shows what the
+// component said after that (the JSON keeps the whole message).
+std::string essential(const std::string& message) {
+  std::string m = message;
+  for (const char* marker : {" was false. ", "FAIL : "})
+    if (auto at = m.find(marker); at != std::string::npos) m = m.substr(at + std::string_view(marker).size());
+  if (auto at = m.find("    at "); at != std::string::npos) m.resize(at);
+  return m;
+}
+
+std::string detail_of(const FaultResult& r) {
+  switch (r.outcome) {
+    case Outcome::clean_error:
+    case Outcome::hung: return r.error ? essential(r.error->message) : "";
+    case Outcome::crashed: return r.error ? signal_name(r.error->signal) + ": " + r.error->message : "";
+    case Outcome::wrong_output: return r.failed_output + ": " + r.failed_rule + ": " + r.detail;
+    case Outcome::unaffected:
+      return r.injections.empty() ? "fault never fired (call not reached)"
+                                  : "recovered or not on a used path";
+  }
+  return {};
+}
+
+nlohmann::json result_to_json(const FaultResult& r) {
+  nlohmann::json j;
+  j["name"] = r.fault.name;
+  j["spec"] = r.fault.spec;
+  if (!r.fault.why.empty()) j["why"] = r.fault.why;
+  j["outcome"] = std::string(to_string(r.outcome));
+  j["fired"] = r.injections.size();
+  j["injections"] = r.injections;
+  if (r.error) {
+    j["stage"] = std::string(to_string(r.error->stage));
+    j["error_kind"] = std::string(to_string(r.error->kind));
+    j["message"] = r.error->message;
+    if (r.error->signal != 0) {
+      j["signal"] = r.error->signal;
+      j["signal_name"] = signal_name(r.error->signal);
+    }
+  }
+  if (r.outcome == Outcome::wrong_output) {
+    j["output"] = r.failed_output;
+    j["failed_rule"] = r.failed_rule;
+    j["detail"] = r.detail;
+    if (r.comparison) j["comparison"] = report::comparison_to_json(*r.comparison);
+  }
+  if (!r.adapter.empty()) j["adapter"] = r.adapter;
+  j["wall_ms"] = r.wall_ms;
+  j["repro"] = r.repro;
+  if (!r.worker_log.empty()) j["worker_log"] = r.worker_log;
+  return j;
+}
+
+}  // namespace
+
+std::string chaos_table(const ChaosReport& report) {
+  std::vector<const FaultResult*> rows;
+  if (report.baseline) rows.push_back(&*report.baseline);
+  for (const auto& f : report.faults) rows.push_back(&f);
+  std::size_t name_w = 5;
+  for (const auto* r : rows) name_w = std::max(name_w, r->fault.name.size());
+  std::string out;
+  auto pad = [](std::string s, std::size_t w) {
+    if (s.size() < w) s.append(w - s.size(), ' ');
+    return s;
+  };
+  out += pad("FAULT", name_w) + "  " + pad("OUTCOME", 12) + "  FIRED  " + pad("STAGE", 15) + "  DETAIL\n";
+  std::map<std::string, int> counts;
+  for (const auto* r : rows) {
+    const std::string stage = r->error ? std::string(to_string(r->error->stage)) : "-";
+    out += pad(r->fault.name, name_w) + "  " + pad(std::string(to_string(r->outcome)), 12) + "  " +
+           pad(std::to_string(r->injections.size()), 5) + "  " + pad(stage, 15) + "  " +
+           one_line(detail_of(*r), 110) + "\n";
+    if (r != (report.baseline ? &*report.baseline : nullptr)) ++counts[std::string(to_string(r->outcome))];
+  }
+  out += "\n" + std::to_string(report.faults.size()) + " faults:";
+  for (const auto& [name, n] : counts) out += " " + std::to_string(n) + " " + name + ",";
+  if (!counts.empty()) out.pop_back();
+  out += "\n";
+  for (const auto& f : report.faults)
+    if (f.outcome == Outcome::crashed || f.outcome == Outcome::hung)
+      out += "repro (" + std::string(to_string(f.outcome)) + "): " + f.repro + "\n";
+  return out;
+}
+
+nlohmann::json chaos_to_json(const ChaosReport& report) {
+  nlohmann::json j;
+  j["schema"] = kChaosSchema;
+  j["parity_version"] = report.parity_version;
+  j["model"] = report.model.path.string();
+  j["backend"] = report.backend;
+  j["reference"] = report.reference;
+  j["plan"] = report.plan_source;
+  j["layer_manifest"] = report.layer_manifest;
+  if (report.baseline) j["baseline"] = result_to_json(*report.baseline);
+  j["faults"] = nlohmann::json::array();
+  std::map<std::string, int> counts;
+  for (const auto& f : report.faults) {
+    j["faults"].push_back(result_to_json(f));
+    ++counts[std::string(to_string(f.outcome))];
+  }
+  j["summary"] = counts;
+  j["any_crash_or_hang"] = report.any_crash_or_hang();
+  return j;
+}
+
+}  // namespace parity::chaos

@@ -1,0 +1,191 @@
+#include "chaos/chaos_runner.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "isolate/child_process.h"
+#include "parity/version.h"
+
+namespace parity::chaos {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kLayerName = "VK_LAYER_PARITY_chaos";
+constexpr const char* kManifestName = "parity_vk_chaos.json";
+constexpr const char* kLogPrefix = "parity-chaos: injected ";
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+const NamedTensor* find_output(const std::vector<NamedTensor>& outputs, const std::string& name) {
+  auto it =
+      std::find_if(outputs.begin(), outputs.end(), [&](const NamedTensor& t) { return t.name == name; });
+  return it == outputs.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+std::string_view to_string(Outcome o) {
+  switch (o) {
+    case Outcome::clean_error: return "clean-error";
+    case Outcome::crashed: return "crashed";
+    case Outcome::hung: return "hung";
+    case Outcome::wrong_output: return "wrong-output";
+    case Outcome::unaffected: return "unaffected";
+  }
+  return "unaffected";
+}
+
+bool ChaosReport::any_crash_or_hang() const {
+  return std::any_of(faults.begin(), faults.end(), [](const FaultResult& f) {
+    return f.outcome == Outcome::crashed || f.outcome == Outcome::hung;
+  });
+}
+
+Result<LayerLocation> find_layer(const std::string& explicit_path) {
+  std::vector<fs::path> candidates;
+  if (!explicit_path.empty()) {
+    fs::path p(explicit_path);
+    candidates.push_back(fs::is_directory(p) ? p / kManifestName : p);
+  } else {
+    const fs::path exe(isolate::current_executable());
+    candidates.push_back(exe.parent_path().parent_path() / "lib" / kManifestName);
+    candidates.push_back(fs::path(PARITY_CHAOS_BUILD_LAYER_DIR) / kManifestName);
+  }
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) return LayerLocation{fs::absolute(c, ec).lexically_normal()};
+  }
+  return make_error(ErrorKind::unavailable, Stage::parse_args,
+                    "the chaos Vulkan layer manifest (" + std::string(kManifestName) + ") was not found at " +
+                        candidates.front().string(),
+                    "build the parity_vk_chaos target, or pass --layer PATH (env PARITY_CHAOS_LAYER)");
+}
+
+std::vector<std::pair<std::string, std::string>> layer_env(const LayerLocation& layer,
+                                                           const std::string& spec) {
+  // VK_ADD_LAYER_PATH (loader 1.3.234+, Debian has 1.3.239) adds our folder to the search instead
+  // of replacing it as VK_LAYER_PATH would, so the caller's other layers still resolve.
+  std::string add_path = layer.manifest.parent_path().string();
+  if (const char* user = std::getenv("VK_ADD_LAYER_PATH"); user && *user) add_path += std::string(":") + user;
+  std::string layers = kLayerName;
+  if (const char* user = std::getenv("VK_INSTANCE_LAYERS"); user && *user)
+    layers = std::string(user) + ":" + layers;
+  return {{"VK_ADD_LAYER_PATH", add_path}, {"VK_INSTANCE_LAYERS", layers}, {"PARITY_CHAOS_FAULTS", spec}};
+}
+
+std::vector<std::string> injection_lines(const std::string& worker_log) {
+  std::vector<std::string> lines;
+  std::size_t pos = 0;
+  while ((pos = worker_log.find(kLogPrefix, pos)) != std::string::npos) {
+    const std::size_t start = pos + std::string_view(kLogPrefix).size();
+    std::size_t end = worker_log.find('\n', start);
+    if (end == std::string::npos) end = worker_log.size();
+    lines.push_back(worker_log.substr(start, end - start));
+    pos = end;
+  }
+  return lines;
+}
+
+FaultResult classify(const PlannedFault& fault, const isolate::IsolatedRun& run,
+                     const std::vector<NamedTensor>& reference, const std::optional<Tolerance>& tolerance) {
+  FaultResult r;
+  r.fault = fault;
+  r.injections = injection_lines(run.worker_log);
+  r.wall_ms = run.wall_ms;
+  if (!run.result.ok()) {
+    const Error& e = run.result.error();
+    r.error = e;
+    r.outcome = e.kind == ErrorKind::crashed   ? Outcome::crashed
+                : e.kind == ErrorKind::timeout ? Outcome::hung
+                                               : Outcome::clean_error;
+    if (r.outcome != Outcome::clean_error) r.worker_log = run.worker_log;
+    return r;
+  }
+  r.adapter = run.result->adapter;
+  for (const auto& expected : reference) {
+    const NamedTensor* actual = find_output(run.result->outputs, expected.name);
+    if (actual == nullptr) {
+      r.outcome = Outcome::wrong_output;
+      r.failed_output = expected.name;
+      r.failed_rule = "missing";
+      r.detail = "the backend returned no output named '" + expected.name + "'";
+      return r;
+    }
+    const Tolerance tol = tolerance.value_or(default_tolerance(expected.tensor.dtype()));
+    Comparison cmp;
+    const bool comparable = actual->tensor.dtype() == expected.tensor.dtype() &&
+                            actual->tensor.shape() == expected.tensor.shape();
+    if (comparable) cmp = compare_tensors(actual->tensor, expected.tensor, tol);
+    const OutputVerdict v = judge(actual->tensor, expected.tensor, cmp, tol);
+    if (v.verdict == Verdict::mismatch) {
+      r.outcome = Outcome::wrong_output;
+      r.failed_output = expected.name;
+      r.failed_rule = v.failed_rule;
+      r.detail = v.detail;
+      if (comparable) r.comparison = cmp;
+      return r;
+    }
+  }
+  r.outcome = Outcome::unaffected;
+  return r;
+}
+
+Result<ChaosReport> run_chaos(const ChaosOptions& options, const ProgressSink& progress) {
+  auto say = [&](const std::string& line) {
+    if (progress) progress(line);
+  };
+  PARITY_TRY(validate_plan(options.plan));
+  PARITY_ASSIGN_OR_RETURN(model, model::inspect_model(options.model_path));
+  probe::InputSettings settings = options.inputs;
+  settings.samples = 1;  // one fault, one run: the fault is the variable, not the data
+  PARITY_ASSIGN_OR_RETURN(plan, probe::plan_inputs(model, settings));
+
+  backend::RunRequest request;
+  request.model_path = options.model_path.string();
+  request.inputs = plan.samples.at(0);
+
+  ChaosReport report;
+  report.parity_version = std::string(kParityVersion);
+  report.model = model;
+  report.backend = options.backend.label;
+  report.reference = options.reference.label;
+  report.plan_source = options.plan.source;
+  report.layer_manifest = options.layer.manifest.string();
+
+  isolate::WorkerLaunch plain;
+  plain.worker_exe = options.worker_exe;
+  say(options.reference.label + ": reference run");
+  const isolate::IsolatedRun ref = isolate::run_isolated(options.reference, request, options.limits, plain);
+  if (!ref.result.ok()) {
+    Error e = ref.result.error();
+    e.message = "reference backend '" + options.reference.label +
+                "' failed, nothing to judge faults by: " + e.message;
+    return e;
+  }
+  const std::vector<NamedTensor>& expected = ref.result->outputs;
+
+  auto run_one = [&](const PlannedFault& fault) {
+    isolate::WorkerLaunch launch = plain;
+    launch.env = layer_env(options.layer, fault.spec);
+    const isolate::IsolatedRun run = isolate::run_isolated(options.backend, request, options.limits, launch);
+    FaultResult r = classify(fault, run, expected, options.tolerance);
+    r.repro = options.repro_prefix + " --fault " + quote(fault.spec);
+    say(options.backend.label + ": " + fault.name + ": " + std::string(to_string(r.outcome)) +
+        (r.injections.empty() ? " (fault never fired)" : "") + " in " +
+        std::to_string(static_cast<int>(r.wall_ms)) + " ms");
+    return r;
+  };
+  if (options.baseline) {
+    report.baseline = run_one(PlannedFault{"baseline", "", "layer loaded, no fault: pass-through check"});
+    report.baseline->repro = options.repro_prefix + " (no --fault: every row runs this baseline first)";
+  }
+  for (const auto& fault : options.plan.faults) report.faults.push_back(run_one(fault));
+  return report;
+}
+
+}  // namespace parity::chaos
