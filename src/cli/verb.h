@@ -30,6 +30,7 @@ Verb bisect_verb();
 Verb verify_verb();
 Verb worker_verb();
 Verb backends_verb();
+Verb conformance_verb();
 Verb chaos_verb();  // src/chaos/verb_chaos.cpp (needs the CLI's shared options)
 
 }  // namespace parity::cli

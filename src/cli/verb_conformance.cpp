@@ -1,0 +1,251 @@
+// `parity conformance`: the ONNX backend test suite on any backend and ONNX Runtime version.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "cli/backend_args.h"
+#include "cli/common_options.h"
+#include "cli/verb.h"
+#include "conformance/conformance_json.h"
+#include "conformance/diff.h"
+#include "conformance/markdown.h"
+#include "conformance/runner.h"
+#include "probe/input_plan.h"
+
+namespace parity::cli {
+namespace {
+
+struct ConformanceArgs {
+  CommonOptions common;
+  std::string suite = conformance::kDefaultSuiteDir;
+  std::vector<std::string> filters, tols;
+  std::string backends = "cpu,webgpu";
+  int jobs = 0;
+  std::optional<double> atol, rtol;
+  std::string markdown_path, expect_path, write_expect_path;
+  bool list = false;
+  // diff
+  std::string diff_a, diff_b;
+  std::vector<std::string> pairs;
+};
+
+int fail(const Error& e, const char* verb = "conformance") {
+  std::fprintf(stderr, "parity %s: %s\n", verb, e.message.c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
+  return e.kind == ErrorKind::bad_input || e.kind == ErrorKind::io ? kExitUsage : kExitCannotRun;
+}
+
+Error usage(std::string message, std::string hint = {}) {
+  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
+}
+
+std::string fmt_duration(double s) {
+  char buf[32];
+  if (s < 0) return "?";
+  if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.0fs", s);
+  return buf;
+}
+
+Result<conformance::Expectations> read_expectations(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(ErrorKind::io, Stage::load_model, "cannot read " + path);
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) return usage(path + " is not JSON");
+  auto e = conformance::expectations_from_json(j);
+  if (!e.ok()) e.error().message = path + ": " + e.error().message;
+  return e;
+}
+
+Result<conformance::ConformanceOptions> build_options(
+    const ConformanceArgs& a, const std::optional<conformance::Expectations>& expect) {
+  conformance::ConformanceOptions o;
+  o.suite_dir = a.suite;
+  o.filters = a.filters;
+  // With expectations and no filter, run exactly the tests the expectations name.
+  if (o.filters.empty() && expect)
+    for (const auto& [test, per_backend] : *expect) o.filters.push_back(test);
+  PARITY_ASSIGN_OR_RETURN(backends, parse_backend_list(a.backends, a.common.defaults()));
+  o.backends = std::move(backends);
+  PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
+  o.limits = limits;
+  if (a.atol) o.tolerance.atol = *a.atol;
+  if (a.rtol) o.tolerance.rtol = *a.rtol;
+  for (const auto& t : a.tols) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(t, "--tol"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--tol " + kv.first));
+    if (v.size() != 2 || v[0] < 0 || v[1] < 0)
+      return usage("--tol " + t + ": expects GLOB=ATOL,RTOL (non-negative)");
+    o.test_tolerance.emplace_back(kv.first, Tolerance{v[0], v[1], {}, {}});
+  }
+  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return o;
+}
+
+int run_list(const ConformanceArgs& a) {
+  auto tests = conformance::discover_tests(a.suite, a.filters);
+  if (!tests.ok()) return fail(tests.error());
+  for (const auto& t : *tests) std::printf("%s\n", t.name.c_str());
+  std::fprintf(stderr, "%zu tests\n", tests->size());
+  return kExitOk;
+}
+
+int run(const ConformanceArgs& a) {
+  if (a.list) return run_list(a);
+  std::optional<conformance::Expectations> expect;
+  if (!a.expect_path.empty()) {
+    auto e = read_expectations(a.expect_path);
+    if (!e.ok()) return fail(e.error());
+    expect = std::move(e).value();
+  }
+  auto options = build_options(a, expect);
+  if (!options.ok()) return fail(options.error());
+
+  conformance::ConformanceProgress progress;
+  // A tick at most every 5 s keeps a CI log readable; bad outcomes are always shown.
+  auto last_tick = std::make_shared<std::chrono::steady_clock::time_point>();
+  if (!a.common.quiet) {
+    progress = [last_tick](std::size_t done, std::size_t total, double eta, const std::string& line) {
+      const auto now = std::chrono::steady_clock::now();
+      const bool tick = now - *last_tick >= std::chrono::seconds(5) || done == total;
+      if (!line.empty())
+        std::fprintf(stderr, "parity: [%zu/%zu] %s\n", done, total, line.c_str());
+      else if (tick)
+        std::fprintf(stderr, "parity: [%zu/%zu] ETA %s\n", done, total, fmt_duration(eta).c_str());
+      if (tick || !line.empty()) *last_tick = now;
+    };
+  }
+  auto report = conformance::run_conformance(*options, progress);
+  if (!report.ok()) return fail(report.error());
+
+  const bool json_to_stdout = a.common.json_path == "-";
+  FILE* text_out = json_to_stdout ? stderr : stdout;
+  std::fputs(conformance::summary_table(*report).c_str(), text_out);
+  if (!a.common.json_path.empty()) {
+    const auto j = conformance::report_to_json(*report);
+    if (json_to_stdout) {
+      std::cout << j.dump(1) << std::endl;
+    } else if (auto st = conformance::write_text_file(a.common.json_path, j.dump(1) + "\n"); !st.ok()) {
+      return fail(st.error());
+    }
+  }
+  if (!a.markdown_path.empty())
+    if (auto st = conformance::write_text_file(a.markdown_path, conformance::markdown_report(*report));
+        !st.ok())
+      return fail(st.error());
+  if (!a.write_expect_path.empty()) {
+    const auto j = conformance::expectations_to_json(
+        *report, "states recorded by parity conformance --write-expect; edit only with a reason");
+    if (auto st = conformance::write_text_file(a.write_expect_path, j.dump(2) + "\n"); !st.ok())
+      return fail(st.error());
+  }
+  if (expect) {
+    const auto broken = conformance::check_expectations(*report, *expect);
+    for (const auto& line : broken)
+      std::fprintf(stderr, "parity conformance: EXPECTATION BROKEN: %s\n", line.c_str());
+    if (!broken.empty()) {
+      std::fprintf(stderr, "parity conformance: %zu expectation(s) broken (%s)\n", broken.size(),
+                   a.expect_path.c_str());
+      return kExitFinding;
+    }
+    std::fprintf(stderr, "parity conformance: all %zu expected tests as recorded\n", expect->size());
+    return kExitOk;
+  }
+  for (std::size_t b = 0; b < report->backends.size(); ++b)
+    for (conformance::State s : conformance::kAllStates)
+      if (conformance::is_bad(s) && report->count(b, s) > 0) return kExitFinding;
+  return kExitOk;
+}
+
+int run_diff(const ConformanceArgs& a) {
+  auto ra = conformance::read_report_file(a.diff_a);
+  if (!ra.ok()) return fail(ra.error(), "conformance diff");
+  auto rb = conformance::read_report_file(a.diff_b);
+  if (!rb.ok()) return fail(rb.error(), "conformance diff");
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& p : a.pairs) {
+    const auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
+      return fail(usage("--pair " + p + ": expects A_LABEL=B_LABEL"), "conformance diff");
+    pairs.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+  }
+  auto d = conformance::diff_reports(*ra, *rb, pairs);
+  if (!d.ok()) return fail(d.error(), "conformance diff");
+  std::fputs(conformance::diff_table(*d).c_str(), stdout);
+  return d->regressions() > 0 ? kExitFinding : kExitOk;
+}
+
+}  // namespace
+
+Verb conformance_verb() {
+  return {
+      "conformance", "run the ONNX backend test suite on every backend and tabulate, per op, what passes",
+      false, [](CLI::App& cmd) -> VerbRunner {
+        auto args = std::make_shared<ConformanceArgs>();
+        args->common.allow_fallback = false;  // test the EP itself: see the description
+        args->common.timeout_s = 120;
+        cmd.description(
+            "Runs every test of an ONNX backend test suite (model.onnx + test_data_set_N/input_K.pb, "
+            "output_K.pb) on each backend, each (test, backend) in its own worker process, and compares "
+            "the outputs with the expected ones under ONNX's default tolerance (float outputs: "
+            "|a - e| <= 1e-7 + 1e-3*|e|; other types exact).\n\n"
+            "States: passed; failed (the rule and metrics that failed); crashed; timeout; error (the backend "
+            "returned an error); not-supported (EP refused the graph or is unavailable, or ran 0 kernels of "
+            "it: "
+            "'not exercised', never 'passed'); skipped (unreadable data such as sequences, or a feature the "
+            "adapter lacks such as shader-f16).\n"
+            "CPU fallback is OFF by default for non-CPU backends: a test the EP cannot run whole is "
+            "not-supported, so 'passed' means the EP computed it (ORT's profiler counts the kernels). "
+            "--fallback (or webgpu:fallback=on) judges partial placements too.\n"
+            "Exit status: 0 nothing failed (or every --expect expectation holds), 1 a test failed/crashed/"
+            "timed out/errored (or an expectation broke), 2 bad invocation.\n\n"
+            "Examples:\n"
+            "  parity conformance --backends cpu,webgpu --json r.json --markdown r.md\n"
+            "  parity conformance --filter 'test_resize*' --filter 'test_layer_norm*' --backends webgpu\n"
+            "  parity conformance --backends "
+            "new=cpu,old=cpu:ort-lib=third_party/ort-1.29.0/lib/libonnxruntime.so.1\n"
+            "  parity conformance --expect tests/fixtures/conformance/expected_subset.json\n"
+            "  parity conformance diff before.json after.json        # exit 1 if a test regressed");
+        cmd.require_subcommand(0, 1);
+        cmd.add_option("--suite", args->suite, "folder of ONNX backend tests (test_*/model.onnx)")
+            ->capture_default_str();
+        cmd.add_option("-f,--filter", args->filters,
+                       "run tests whose name matches GLOB (repeatable), e.g. 'test_resize*'");
+        cmd.add_option("-b,--backends", args->backends,
+                       "comma-separated backend specs ([LABEL=]EP[:KEY=VALUE]...)")
+            ->capture_default_str();
+        cmd.add_option("-j,--jobs", args->jobs, "workers at once (default: number of cores)");
+        cmd.add_option("--atol", args->atol, "absolute tolerance for float outputs (default 1e-7, as ONNX)");
+        cmd.add_option("--rtol", args->rtol, "relative tolerance for float outputs (default 1e-3, as ONNX)");
+        cmd.add_option("--tol", args->tols,
+                       "tolerance for tests matching GLOB, GLOB=ATOL,RTOL (repeatable; first match wins)");
+        cmd.add_option("--markdown", args->markdown_path,
+                       "write the summary, failures and per-op table to FILE");
+        cmd.add_option(
+            "--expect", args->expect_path,
+            "check states against FILE (test -> backend -> state); runs only its tests unless --filter");
+        cmd.add_option("--write-expect", args->write_expect_path,
+                       "record this run's states as an expectations FILE");
+        cmd.add_flag("--list", args->list, "list the tests --suite/--filter select, run nothing");
+        add_common_options(cmd, args->common);
+
+        CLI::App* diff =
+            cmd.add_subcommand("diff", "list tests whose state changed between two --json results");
+        diff->description(
+            "Compares two parity.conformance/1 files test by test on the backends they share (or --pair).\n"
+            "A regression is passed -> anything else, or a good state -> failed/crashed/timeout/error.\n"
+            "Exit status: 0 no regression, 1 a test regressed, 2 bad invocation.\n\n"
+            "Example: parity conformance diff ort129.json ort130.json --pair old=cpu");
+        diff->add_option("a", args->diff_a, "the earlier result (--json FILE)")->required();
+        diff->add_option("b", args->diff_b, "the later result")->required();
+        diff->add_option("--pair", args->pairs,
+                         "compare backend A_LABEL of the first file with B_LABEL of the second (repeatable)");
+        return [args, diff] { return diff->parsed() ? run_diff(*args) : run(*args); };
+      }};
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,20 @@
+// conformance/conformance_json.h: the "parity.conformance/1" result file (docs/conformance.md
+// documents every field; append-only) and reading it back for `diff` and `--expect`.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "conformance/runner.h"
+#include "parity/result.h"
+
+namespace parity::conformance {
+
+nlohmann::json report_to_json(const ConformanceReport& report);
+// Reads what report_to_json wrote (missing optional fields keep their defaults). Errors: not a
+// parity.conformance/1 document, or a state name it does not know.
+Result<ConformanceReport> report_from_json(const nlohmann::json& j);
+Result<ConformanceReport> read_report_file(const std::filesystem::path& path);
+Status write_text_file(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace parity::conformance

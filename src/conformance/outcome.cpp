@@ -1,0 +1,173 @@
+#include "conformance/outcome.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace parity::conformance {
+namespace {
+
+bool contains_ci(std::string_view text, std::string_view needle) {
+  auto it = std::search(text.begin(), text.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != text.end();
+}
+
+// The first line of an ORT message: the rest is often a stack or a repeated graph dump.
+std::string first_line(const std::string& s) {
+  const auto nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+std::string_view stage_label(Stage s) { return to_string(s); }
+
+// ORT wraps a kernel's own words in "Non-zero status code returned while running X node. Name:''
+// Status Message: file.cc:NN Function <words>": keep the node and the words, which say what broke.
+std::string core_message(const std::string& message) {
+  std::string line = first_line(message);
+  const std::string status = "Status Message: ";
+  const auto at = line.rfind(status);
+  if (at == std::string::npos) return line;
+  std::string node;
+  if (const auto r = line.find("while running "); r != std::string::npos && r < at) {
+    const auto end = line.find('.', r);
+    node = line.substr(r + 14, end == std::string::npos ? std::string::npos : end - r - 14) + ": ";
+  }
+  std::string words = line.substr(at + status.size());
+  // Drop "file.cc:NN Function " when present.
+  if (const auto sp = words.find(' '); sp != std::string::npos && words.find(".cc:") < sp) {
+    const auto sp2 = words.find(' ', sp + 1);
+    if (sp2 != std::string::npos) words = words.substr(sp2 + 1);
+  }
+  return node + words;
+}
+
+Outcome from_error(const backend::BackendSpec& spec, const Error& e) {
+  Outcome o;
+  o.error = e;
+  const std::string where = std::string(stage_label(e.stage)) + ": ";
+  o.reason = where + core_message(e.message);
+  switch (e.kind) {
+    case ErrorKind::crashed:
+      o.state = State::crashed;
+      o.reason = where + "worker died on " + signal_name(e.signal) +
+                 (e.message.empty() ? "" : " (" + first_line(e.message) + ")");
+      return o;
+    case ErrorKind::timeout: o.state = State::timeout; return o;
+    case ErrorKind::unavailable:
+      // A capability the adapter lacks is a property of this machine, not of the EP's code.
+      if (contains_ci(e.message, "does not support it") || contains_ci(e.hint, "adapter lacks a feature")) {
+        o.state = State::skipped;
+        o.reason = "adapter lacks a feature: " + core_message(e.message);
+        return o;
+      }
+      o.state = State::not_supported;
+      if (contains_ci(e.message, "fallback to CPU EP has been explicitly disabled"))
+        o.reason = "EP refused: some node cannot run on " + spec.ep + " (CPU fallback is off)";
+      return o;
+    default: break;
+  }
+  // ORT names an opset it does not know at session creation: the suite is newer than the runtime.
+  if (contains_ci(e.message, "opset") &&
+      (contains_ci(e.message, "not supported") || contains_ci(e.message, "under development") ||
+       contains_ci(e.message, "is till opset") || contains_ci(e.message, "unsupported"))) {
+    o.state = State::skipped;
+    o.reason = "opset beyond the runtime: " + first_line(e.message);
+    return o;
+  }
+  o.state = State::error;
+  return o;
+}
+
+}  // namespace
+
+std::string_view to_string(State s) {
+  switch (s) {
+    case State::passed: return "passed";
+    case State::failed: return "failed";
+    case State::crashed: return "crashed";
+    case State::timeout: return "timeout";
+    case State::error: return "error";
+    case State::not_supported: return "not-supported";
+    case State::skipped: return "skipped";
+  }
+  return "error";
+}
+
+std::optional<State> state_from_string(std::string_view name) {
+  for (State s : kAllStates)
+    if (to_string(s) == name) return s;
+  return std::nullopt;
+}
+
+bool is_bad(State s) {
+  return s == State::failed || s == State::crashed || s == State::timeout || s == State::error;
+}
+
+Tolerance tolerance_for_dtype(DType dtype, const Tolerance& float_tol) {
+  if (dtype_is_float(dtype)) return float_tol;
+  return Tolerance{};  // exact, as numpy.testing.assert_array_equal in ONNX's runner
+}
+
+Outcome classify(const backend::BackendSpec& spec, const Result<backend::RunResult>& run,
+                 const std::vector<NamedTensor>& expected, const Tolerance& float_tol) {
+  if (!run.ok()) return from_error(spec, run.error());
+  const backend::RunResult& r = run.value();
+  Outcome o;
+  o.nodes_on_backend = r.nodes_on_backend;
+  o.nodes_on_cpu = r.nodes_on_cpu;
+  o.runtime_version = r.runtime_version;
+  o.adapter = r.adapter;
+  if (spec.ep != "cpu" && r.nodes_on_backend == 0) {
+    o.state = State::not_supported;
+    o.reason = "not exercised: " + spec.ep + " ran 0 kernels (" +
+               (r.nodes_on_cpu >= 0 ? std::to_string(r.nodes_on_cpu) : std::string("?")) +
+               " on CPU; a graph folded at session creation runs none)";
+    return o;
+  }
+  o.state = State::passed;
+  double worst = -1;
+  for (const NamedTensor& e : expected) {
+    const auto it = std::find_if(r.outputs.begin(), r.outputs.end(),
+                                 [&](const NamedTensor& a) { return a.name == e.name; });
+    if (it == r.outputs.end()) {
+      o.state = State::failed;
+      o.failed_rule = "missing";
+      o.output = e.name;
+      o.reason = "the backend returned no output named '" + e.name + "'";
+      o.comparison.reset();
+      return o;
+    }
+    const Tolerance tol = tolerance_for_dtype(e.tensor.dtype(), float_tol);
+    Comparison cmp;
+    const bool comparable = it->tensor.dtype() == e.tensor.dtype() && it->tensor.shape() == e.tensor.shape();
+    if (comparable) cmp = compare_tensors(it->tensor, e.tensor, tol);
+    const OutputVerdict v = judge(it->tensor, e.tensor, cmp, tol);
+    if (v.verdict == Verdict::mismatch) {
+      o.state = State::failed;
+      o.failed_rule = v.failed_rule;
+      o.output = e.name;
+      o.reason = e.name + ": " + v.detail;
+      if (comparable)
+        o.comparison = cmp;
+      else
+        o.comparison.reset();
+      return o;
+    }
+    const double m = std::isnan(cmp.max_abs) ? INFINITY : cmp.max_abs;
+    if (m > worst) {
+      worst = m;
+      o.output = e.name;
+      o.comparison = cmp;
+    }
+  }
+  if (spec.ep == "cpu" && r.nodes_on_backend == 0)
+    o.reason = "graph folded at session creation: 0 kernels ran (outputs still checked)";
+  else if (spec.ep != "cpu" && r.nodes_on_cpu > 0)  // only with fallback on: say what the EP skipped
+    o.reason = "partly on CPU: " + std::to_string(r.nodes_on_cpu) + " kernel(s) on CPU, " +
+               std::to_string(r.nodes_on_backend) + " on " + spec.ep;
+  return o;
+}
+
+}  // namespace parity::conformance

@@ -1,0 +1,144 @@
+#include "conformance/runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "parity/version.h"
+
+namespace parity::conformance {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Runs every data set of one test on one backend; the first data set that does not pass decides.
+Outcome run_one(const ConformanceOptions& options, const TestCase& tc, const backend::BackendSpec& spec) {
+  if (!tc.skip_reason.empty()) {
+    Outcome o;
+    o.state = State::skipped;
+    o.reason = tc.skip_reason;
+    return o;
+  }
+  const Tolerance tol = tolerance_for_test(options, tc.test.name);
+  Outcome last;
+  double total_ms = 0;
+  for (const DataSet& ds : tc.data_sets) {
+    backend::RunRequest req;
+    req.model_path = (tc.test.dir / "model.onnx").string();
+    req.inputs = ds.inputs;
+    for (const auto& e : ds.expected) req.output_names.push_back(e.name);
+    isolate::WorkerLaunch launch{options.worker_exe, std::nullopt, {}};
+    isolate::IsolatedRun run = isolate::run_isolated(spec, req, options.limits, launch);
+    total_ms += run.wall_ms;
+    last = classify(spec, run.result, ds.expected, tol);
+    if (last.state != State::passed) break;
+  }
+  last.duration_ms = total_ms;
+  return last;
+}
+
+}  // namespace
+
+int ConformanceReport::count(std::size_t b, State state) const {
+  return static_cast<int>(std::count_if(tests.begin(), tests.end(), [&](const TestReport& t) {
+    return b < t.results.size() && t.results[b].state == state;
+  }));
+}
+
+Tolerance tolerance_for_test(const ConformanceOptions& options, const std::string& name) {
+  for (const auto& [glob, tol] : options.test_tolerance)
+    if (matches_any(name, {glob})) return tol;
+  return options.tolerance;
+}
+
+Result<ConformanceReport> run_conformance(const ConformanceOptions& options,
+                                          const ConformanceProgress& progress) {
+  if (options.backends.empty())
+    return make_error(ErrorKind::bad_input, Stage::parse_args, "no backend to run",
+                      "pass --backends cpu,webgpu");
+  std::set<std::string> labels;
+  for (const auto& b : options.backends)
+    if (!labels.insert(b.label).second)
+      return make_error(ErrorKind::bad_input, Stage::parse_args, "backend '" + b.label + "' is listed twice",
+                        "give the second one its own label: LABEL=EP:options");
+  const auto t0 = Clock::now();
+  PARITY_ASSIGN_OR_RETURN(found, discover_tests(options.suite_dir, options.filters));
+
+  ConformanceReport report;
+  report.parity_version = std::string(kParityVersion);
+  report.suite = options.suite_dir.string();
+  report.filters = options.filters;
+  report.tolerance = options.tolerance;
+  report.jobs = std::max(1, options.jobs);
+  for (const auto& b : options.backends)
+    report.backends.push_back({b.label, b.ep, b.ort_lib, b.allow_fallback, {}, {}});
+
+  // Test data is read up front (small for node tests) so workers only spawn and compare.
+  std::vector<TestCase> cases;
+  cases.reserve(found.size());
+  for (const auto& t : found) cases.push_back(load_test_case(t));
+  report.tests.resize(cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    auto& tr = report.tests[i];
+    tr.name = cases[i].test.name;
+    tr.op = cases[i].op;
+    tr.ops = cases[i].ops;
+    tr.opset = cases[i].opset;
+    tr.results.resize(options.backends.size());
+  }
+
+  const std::size_t nb = options.backends.size();
+  const std::size_t total = cases.size() * nb;
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;  // guards `done`, backend infos and progress calls
+  std::size_t done = 0;
+  std::size_t run_done = 0;  // pairs that really spawned workers, for the ETA
+  double run_seconds_total = 0;
+  auto worker = [&] {
+    for (;;) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= total) return;
+      const std::size_t ti = k / nb, bi = k % nb;
+      Outcome o = run_one(options, cases[ti], options.backends[bi]);
+      std::lock_guard<std::mutex> lock(mu);
+      ++done;
+      if (cases[ti].skip_reason.empty()) {
+        ++run_done;
+        run_seconds_total += o.duration_ms / 1000;
+      }
+      auto& info = report.backends[bi];
+      if (info.runtime_version.empty() && !o.runtime_version.empty())
+        info.runtime_version = o.runtime_version;
+      if (info.adapter.empty() && !o.adapter.empty()) info.adapter = o.adapter;
+      if (progress) {
+        std::string line;
+        if (is_bad(o.state))
+          line = cases[ti].test.name + " " + options.backends[bi].label + ": " +
+                 std::string(to_string(o.state)) + " (" + o.reason + ")";
+        // Remaining pairs cost what the finished ones did on average, spread over the jobs.
+        double eta = -1;
+        if (run_done > 0)
+          eta = run_seconds_total / static_cast<double>(run_done) * static_cast<double>(total - done) /
+                static_cast<double>(report.jobs);
+        progress(done, total, eta, line);
+      }
+      report.tests[ti].results[bi] = std::move(o);
+    }
+  };
+  std::vector<std::thread> threads;
+  const std::size_t n_threads =
+      std::min<std::size_t>(static_cast<std::size_t>(report.jobs), std::max<std::size_t>(total, 1));
+  for (std::size_t i = 0; i < n_threads; ++i) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  report.wall_s = seconds_since(t0);
+  return report;
+}
+
+}  // namespace parity::conformance
