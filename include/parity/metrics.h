@@ -106,4 +106,12 @@ struct OutputVerdict {
 OutputVerdict judge(const Tensor& actual, const Tensor& expected, const Comparison& cmp,
                     const Tolerance& tol);
 
+// The whole check of one output, shared by every verb: compares when dtype and shape agree, then
+// judges. `actual` may be null (the backend returned no such output): mismatch, rule "missing".
+struct Evaluation {
+  std::optional<Comparison> comparison;  // absent when the tensors cannot be compared
+  OutputVerdict verdict;
+};
+Evaluation evaluate_output(const NamedTensor* actual, const NamedTensor& expected, const Tolerance& tol);
+
 }  // namespace parity

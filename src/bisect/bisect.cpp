@@ -70,21 +70,11 @@ TensorReport compare_one(const NamedTensor* actual, const NamedTensor& expected,
   r.name = expected.name;
   r.compared = true;
   r.tolerance = tol ? *tol : default_tolerance(expected.tensor.dtype());
-  if (!actual) {
-    r.verdict = Verdict::mismatch;
-    r.failed_rule = "missing";
-    r.detail = "the backend returned no value named '" + expected.name + "'";
-    return r;
-  }
-  Comparison cmp;
-  const bool comparable =
-      actual->tensor.dtype() == expected.tensor.dtype() && actual->tensor.shape() == expected.tensor.shape();
-  if (comparable) cmp = compare_tensors(actual->tensor, expected.tensor, r.tolerance);
-  const OutputVerdict v = judge(actual->tensor, expected.tensor, cmp, r.tolerance);
-  if (comparable) r.metrics = cmp;
-  r.verdict = v.verdict;
-  r.failed_rule = v.failed_rule;
-  r.detail = v.detail;
+  const Evaluation ev = evaluate_output(actual, expected, r.tolerance);
+  if (ev.comparison) r.metrics = *ev.comparison;
+  r.verdict = ev.verdict.verdict;
+  r.failed_rule = ev.verdict.failed_rule;
+  r.detail = ev.verdict.detail;
   return r;
 }
 

@@ -109,25 +109,14 @@ FaultResult classify(const PlannedFault& fault, const isolate::IsolatedRun& run,
   r.adapter = run.result->adapter;
   for (const auto& expected : reference) {
     const NamedTensor* actual = find_output(run.result->outputs, expected.name);
-    if (actual == nullptr) {
+    const Evaluation ev =
+        evaluate_output(actual, expected, tolerance.value_or(default_tolerance(expected.tensor.dtype())));
+    if (ev.verdict.verdict == Verdict::mismatch) {
       r.outcome = Outcome::wrong_output;
       r.failed_output = expected.name;
-      r.failed_rule = "missing";
-      r.detail = "the backend returned no output named '" + expected.name + "'";
-      return r;
-    }
-    const Tolerance tol = tolerance.value_or(default_tolerance(expected.tensor.dtype()));
-    Comparison cmp;
-    const bool comparable = actual->tensor.dtype() == expected.tensor.dtype() &&
-                            actual->tensor.shape() == expected.tensor.shape();
-    if (comparable) cmp = compare_tensors(actual->tensor, expected.tensor, tol);
-    const OutputVerdict v = judge(actual->tensor, expected.tensor, cmp, tol);
-    if (v.verdict == Verdict::mismatch) {
-      r.outcome = Outcome::wrong_output;
-      r.failed_output = expected.name;
-      r.failed_rule = v.failed_rule;
-      r.detail = v.detail;
-      if (comparable) r.comparison = cmp;
+      r.failed_rule = ev.verdict.failed_rule;
+      r.detail = ev.verdict.detail;
+      r.comparison = ev.comparison;
       return r;
     }
   }

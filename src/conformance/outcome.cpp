@@ -131,30 +131,17 @@ Outcome classify(const backend::BackendSpec& spec, const Result<backend::RunResu
   for (const NamedTensor& e : expected) {
     const auto it = std::find_if(r.outputs.begin(), r.outputs.end(),
                                  [&](const NamedTensor& a) { return a.name == e.name; });
-    if (it == r.outputs.end()) {
+    const NamedTensor* actual = it == r.outputs.end() ? nullptr : &*it;
+    const Evaluation ev = evaluate_output(actual, e, tolerance_for_dtype(e.tensor.dtype(), float_tol));
+    if (ev.verdict.verdict == Verdict::mismatch) {
       o.state = State::failed;
-      o.failed_rule = "missing";
+      o.failed_rule = ev.verdict.failed_rule;
       o.output = e.name;
-      o.reason = "the backend returned no output named '" + e.name + "'";
-      o.comparison.reset();
+      o.reason = actual ? e.name + ": " + ev.verdict.detail : ev.verdict.detail;
+      o.comparison = ev.comparison;
       return o;
     }
-    const Tolerance tol = tolerance_for_dtype(e.tensor.dtype(), float_tol);
-    Comparison cmp;
-    const bool comparable = it->tensor.dtype() == e.tensor.dtype() && it->tensor.shape() == e.tensor.shape();
-    if (comparable) cmp = compare_tensors(it->tensor, e.tensor, tol);
-    const OutputVerdict v = judge(it->tensor, e.tensor, cmp, tol);
-    if (v.verdict == Verdict::mismatch) {
-      o.state = State::failed;
-      o.failed_rule = v.failed_rule;
-      o.output = e.name;
-      o.reason = e.name + ": " + v.detail;
-      if (comparable)
-        o.comparison = cmp;
-      else
-        o.comparison.reset();
-      return o;
-    }
+    const Comparison cmp = ev.comparison.value_or(Comparison{});
     const double m = std::isnan(cmp.max_abs) ? INFINITY : cmp.max_abs;
     if (m > worst) {
       worst = m;

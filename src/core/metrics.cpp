@@ -589,4 +589,21 @@ OutputVerdict judge(const Tensor& actual, const Tensor& expected, const Comparis
   return v;
 }
 
+Evaluation evaluate_output(const NamedTensor* actual, const NamedTensor& expected, const Tolerance& tol) {
+  Evaluation ev;
+  if (!actual) {
+    ev.verdict.verdict = Verdict::mismatch;
+    ev.verdict.failed_rule = "missing";
+    ev.verdict.detail = "the backend returned no output named '" + expected.name + "'";
+    return ev;
+  }
+  Comparison cmp;
+  const bool comparable =
+      actual->tensor.dtype() == expected.tensor.dtype() && actual->tensor.shape() == expected.tensor.shape();
+  if (comparable) cmp = compare_tensors(actual->tensor, expected.tensor, tol);
+  ev.verdict = judge(actual->tensor, expected.tensor, cmp, tol);
+  if (comparable) ev.comparison = cmp;
+  return ev;
+}
+
 }  // namespace parity

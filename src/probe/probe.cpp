@@ -37,24 +37,16 @@ OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual
   r.worst_sample = sample;
   r.reference_stats = compute_stats(expected.tensor);
   r.tolerance = tolerance_for(options, expected.name, expected.tensor.dtype());
-  if (!actual) {
-    r.verdict = Verdict::mismatch;
-    r.failed_rule = "missing";
-    r.detail = "the backend returned no output named '" + expected.name + "'";
-    return r;
+  const Evaluation ev = evaluate_output(actual, expected, r.tolerance);
+  r.verdict = ev.verdict.verdict;
+  r.failed_rule = ev.verdict.failed_rule;
+  r.detail = ev.verdict.detail;
+  r.comparison = ev.comparison;
+  if (actual) {
+    r.dtype = actual->tensor.dtype();
+    r.shape = actual->tensor.shape();
+    r.stats = compute_stats(actual->tensor);
   }
-  r.dtype = actual->tensor.dtype();
-  r.shape = actual->tensor.shape();
-  r.stats = compute_stats(actual->tensor);
-  Comparison cmp;
-  const bool comparable =
-      actual->tensor.dtype() == expected.tensor.dtype() && actual->tensor.shape() == expected.tensor.shape();
-  if (comparable) cmp = compare_tensors(actual->tensor, expected.tensor, r.tolerance);
-  OutputVerdict v = judge(actual->tensor, expected.tensor, cmp, r.tolerance);
-  if (comparable) r.comparison = cmp;
-  r.verdict = v.verdict;
-  r.failed_rule = v.failed_rule;
-  r.detail = v.detail;
   return r;
 }
 
