@@ -534,14 +534,19 @@ Result<BisectReport> Bisector::run() {
       if (i > prev && i < *bad_cp) next.push_back(i);
     span = std::move(next);
   }
-  if (candidates_.empty()) {
-    // Nothing can be exposed (no typed intermediates); still judge the final outputs.
+  // Judges the plain target run's final outputs against the reference (fetched on demand).
+  auto judge_final_outputs = [&]() -> Status {
     PARITY_TRY(fetch_reference(g.graph_outputs));
     for (const auto& o : g.graph_outputs)
       if (auto it = ref_values_.find(o); it != ref_values_.end())
         report_.final_mismatch |=
             compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance).verdict ==
             Verdict::mismatch;
+    return ok_status();
+  };
+  if (candidates_.empty()) {
+    // Nothing can be exposed (no typed intermediates); still judge the final outputs.
+    PARITY_TRY(judge_final_outputs());
   }
 
   if (exposed_failed) {
@@ -554,12 +559,7 @@ Result<BisectReport> Bisector::run() {
     }
     if (!report_.final_mismatch && report_.exposure_reproduces) {
       // The exposed run crashed before we learnt about the final outputs: judge them now.
-      PARITY_TRY(fetch_reference(g.graph_outputs));
-      for (const auto& o : g.graph_outputs)
-        if (auto it = ref_values_.find(o); it != ref_values_.end())
-          report_.final_mismatch |=
-              compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance).verdict ==
-              Verdict::mismatch;
+      PARITY_TRY(judge_final_outputs());
     }
     if (report_.final_mismatch) PARITY_TRY(extracted_fallback());
   }
