@@ -235,6 +235,20 @@ void fill_proto(const NamedTensor& nt, onnx::TensorProto& p) {
 
 }  // namespace
 
+namespace {
+
+// An exception escaping protobuf or the allocator while reading `origin`, as an Error: nothing
+// crosses the module border as an exception.
+Error reading_exception(const std::string& origin, const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return make_error(ErrorKind::oom, kStage, origin + ": out of memory while reading the tensor",
+                      "free memory or use a machine with more RAM");
+  return make_error(ErrorKind::internal, kStage, origin + ": unexpected error: " + e.what(),
+                    "this is a bug in Parity: please report it with the file");
+}
+
+}  // namespace
+
 Result<NamedTensor> parse_tensor_proto(const std::string& bytes, const std::string& origin,
                                        std::optional<DType> declared) {
   try {
@@ -242,12 +256,8 @@ Result<NamedTensor> parse_tensor_proto(const std::string& bytes, const std::stri
     if (bytes.empty() || !detail::parse_message(bytes, p))
       return detail::parse_failure(bytes, *onnx::TensorProto::descriptor(), origin, kStage, kWhat);
     return to_named_tensor(p, origin, declared);
-  } catch (const std::bad_alloc&) {
-    return make_error(ErrorKind::oom, kStage, origin + ": out of memory while reading the tensor",
-                      "free memory or use a machine with more RAM");
   } catch (const std::exception& e) {
-    return make_error(ErrorKind::internal, kStage, origin + ": unexpected error: " + e.what(),
-                      "this is a bug in Parity: please report it with the file");
+    return reading_exception(origin, e);
   }
 }
 
@@ -261,12 +271,8 @@ Result<NamedTensor> read_tensor_proto(const std::filesystem::path& path, std::op
                         "save the tensor as .npy instead");
     PARITY_ASSIGN_OR_RETURN(bytes, detail::read_file(path, kStage, "tensor file"));
     return parse_tensor_proto(bytes, origin, declared);
-  } catch (const std::bad_alloc&) {
-    return make_error(ErrorKind::oom, kStage, origin + ": out of memory while reading the tensor",
-                      "free memory or use a machine with more RAM");
   } catch (const std::exception& e) {
-    return make_error(ErrorKind::internal, kStage, origin + ": unexpected error: " + e.what(),
-                      "this is a bug in Parity: please report it with the file");
+    return reading_exception(origin, e);
   }
 }
 
