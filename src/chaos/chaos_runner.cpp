@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "isolate/child_process.h"
+#include "core/child_process.h"
 #include "parity/version.h"
 
 namespace parity::chaos {
@@ -52,7 +52,7 @@ Result<LayerLocation> find_layer(const std::string& explicit_path) {
     fs::path p(explicit_path);
     candidates.push_back(fs::is_directory(p) ? p / kManifestName : p);
   } else {
-    const fs::path exe(isolate::current_executable());
+    const fs::path exe(current_executable());
     candidates.push_back(exe.parent_path().parent_path() / "lib" / kManifestName);
     candidates.push_back(fs::path(PARITY_CHAOS_BUILD_LAYER_DIR) / kManifestName);
   }

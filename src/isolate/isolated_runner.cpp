@@ -7,8 +7,8 @@
 #include <chrono>
 #include <thread>
 
+#include "core/child_process.h"
 #include "core/json_io.h"
-#include "isolate/child_process.h"
 #include "isolate/frame_io.h"
 #include "isolate/protocol.h"
 

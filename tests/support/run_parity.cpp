@@ -9,18 +9,18 @@
 #include <filesystem>
 #include <fstream>
 
-#include "isolate/child_process.h"
+#include "core/child_process.h"
 
 namespace parity::testing {
 
 CommandResult run_parity(const std::vector<std::string>& args,
                          const std::vector<std::pair<std::string, std::string>>& env, double timeout_s) {
-  isolate::SpawnOptions so;
+  SpawnOptions so;
   so.exe = PARITY_BIN;
   so.args = args;
   so.env_set = env;
   CommandResult r;
-  auto child = isolate::ChildProcess::spawn(so);
+  auto child = ChildProcess::spawn(so);
   if (!child.ok()) {
     r.output = child.error().describe();
     return r;

@@ -1,4 +1,4 @@
-#include "isolate/child_process.h"
+#include "core/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace parity::isolate {
+namespace parity {
 namespace {
 
 Error spawn_error(const std::string& what) {
@@ -187,4 +187,4 @@ uint64_t ChildProcess::resident_bytes() const {
   return resident_pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
-}  // namespace parity::isolate
+}  // namespace parity

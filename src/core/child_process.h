@@ -1,4 +1,4 @@
-// isolate/child_process.h: a child process with the worker pipes, owned RAII-style.
+// core/child_process.h: a child process with the worker pipes, owned RAII-style.
 //
 // The child gets the protocol on dedicated descriptors, not stdio: fd 3 carries requests in,
 // fd 4 carries replies out (the same convention as Chromium's --remote-debugging-pipe), and its
@@ -17,7 +17,7 @@
 
 #include "parity/result.h"
 
-namespace parity::isolate {
+namespace parity {
 
 struct SpawnOptions {
   std::string exe;                                           // absolute path of the program
@@ -71,4 +71,4 @@ class ChildProcess {
 // Absolute path of the running executable (/proc/self/exe).
 std::string current_executable();
 
-}  // namespace parity::isolate
+}  // namespace parity
