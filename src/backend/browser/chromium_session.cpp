@@ -1,0 +1,271 @@
+#include "backend/browser/chromium_session.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <utility>
+
+namespace parity::backend::browser {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+constexpr std::size_t kLogTailBytes = 4096;
+
+Error browser_error(ErrorKind kind, Stage stage, std::string message, std::string hint = {}) {
+  Error e = make_error(kind, stage, std::move(message), std::move(hint));
+  e.backend = "browser";
+  return e;
+}
+
+std::string console_text(const json& params) {
+  std::string text = params.value("type", "log") + ":";
+  if (auto it = params.find("args"); it != params.end() && it->is_array()) {
+    for (const auto& arg : *it) {
+      text += ' ';
+      if (arg.contains("value")) {
+        const auto& v = arg["value"];
+        text += v.is_string() ? v.get<std::string>() : v.dump();
+      } else {
+        text += arg.value("description", arg.value("type", std::string("?")));
+      }
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ChromiumSession>> ChromiumSession::launch(const ChromiumOptions& options) {
+  if (::access(options.executable.c_str(), X_OK) != 0)
+    return browser_error(ErrorKind::unavailable, Stage::create_env,
+                         "chromium not found at " + options.executable,
+                         "install Debian's chromium package (apt-get install chromium)");
+
+  std::error_code ec;
+  std::string tmpl = (std::filesystem::temp_directory_path(ec) / "parity-chromium-XXXXXX").string();
+  if (ec || ::mkdtemp(tmpl.data()) == nullptr)
+    return browser_error(ErrorKind::io, Stage::create_env,
+                         "cannot create a temporary profile directory: " + std::string(std::strerror(errno)));
+
+  const std::string blank = tmpl + "/blank.html";
+  {
+    std::ofstream page(blank);
+    page << "<!doctype html><title>parity</title>\n";
+  }
+
+  SpawnOptions spawn;
+  spawn.exe = options.executable;
+  spawn.args = {"--headless=new",
+                "--no-sandbox",
+                "--enable-unsafe-webgpu",
+                "--user-data-dir=" + tmpl + "/profile",
+                "--remote-debugging-pipe",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-quic",
+                "--mute-audio"};
+  spawn.args.insert(spawn.args.end(), options.extra_args.begin(), options.extra_args.end());
+  spawn.args.push_back("about:blank");
+  auto child = ChildProcess::spawn(spawn);
+  if (!child.ok()) {
+    std::filesystem::remove_all(tmpl, ec);
+    Error e = child.error();
+    e.backend = "browser";
+    e.stage = Stage::create_env;
+    return e;
+  }
+  std::unique_ptr<ChromiumSession> s(new ChromiumSession(std::move(child).value(), tmpl));
+
+  const double t = options.launch_timeout_s;
+  auto target = s->command("Target.createTarget", {{"url", "about:blank"}}, t, Stage::create_env, true);
+  if (!target.ok()) return target.error();
+  auto attached =
+      s->command("Target.attachToTarget", {{"targetId", (*target).value("targetId", "")}, {"flatten", true}},
+                 t, Stage::create_env, true);
+  if (!attached.ok()) return attached.error();
+  s->session_id_ = (*attached).value("sessionId", "");
+  if (s->session_id_.empty())
+    return s->fail(ErrorKind::error, Stage::create_env, "Target.attachToTarget returned no sessionId");
+  for (const char* domain : {"Page.enable", "Runtime.enable", "Inspector.enable"}) {
+    auto r = s->command(domain, json::object(), t, Stage::create_env);
+    if (!r.ok()) return r.error();
+  }
+  if (auto nav = s->navigate(options.url.empty() ? "file://" + blank : options.url, t, Stage::create_env);
+      !nav.ok())
+    return nav.error();
+  return s;
+}
+
+ChromiumSession::ChromiumSession(ChildProcess child, std::string profile_dir)
+    : child_(std::move(child)), profile_dir_(std::move(profile_dir)) {}
+
+ChromiumSession::~ChromiumSession() {
+  child_.kill_group(SIGKILL);
+  child_.wait();
+  std::error_code ec;
+  std::filesystem::remove_all(profile_dir_, ec);
+}
+
+Error ChromiumSession::fail(ErrorKind kind, Stage stage, std::string message) const {
+  if (!log_tail_.empty() && kind == ErrorKind::crashed) message += "\nchromium log:\n" + log_tail_;
+  return browser_error(kind, stage, std::move(message));
+}
+
+void ChromiumSession::drain_log() {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(child_.log_fd(), buf, sizeof buf);
+    if (n <= 0) break;
+    log_tail_.append(buf, static_cast<std::size_t>(n));
+  }
+  if (log_tail_.size() > kLogTailBytes) log_tail_.erase(0, log_tail_.size() - kLogTailBytes);
+}
+
+void ChromiumSession::handle_event(const json& message) {
+  const std::string method = message.value("method", "");
+  if (method == "Runtime.consoleAPICalled") {
+    console_.push_back(console_text(message.value("params", json::object())));
+  } else if (method == "Inspector.targetCrashed" || (method == "Target.targetCrashed")) {
+    page_crashed_ = true;
+  } else if (method == "Target.detachedFromTarget" &&
+             message.value("params", json::object()).value("sessionId", "") == session_id_) {
+    page_crashed_ = true;
+  }
+}
+
+template <class Pred>
+Result<json> ChromiumSession::pump(Pred done, double timeout_s, Stage stage, const std::string& what) {
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  for (;;) {
+    // Dispatch every complete message already buffered.
+    for (std::size_t end; (end = inbox_.find('\0')) != std::string::npos;) {
+      std::string raw = inbox_.substr(0, end);
+      inbox_.erase(0, end + 1);
+      json message = json::parse(raw, nullptr, false);
+      if (message.is_discarded()) continue;
+      handle_event(message);
+      if (done(message)) return message;
+    }
+    if (page_crashed_) return fail(ErrorKind::crashed, stage, "the page crashed during " + what);
+    if (browser_gone_) return fail(ErrorKind::crashed, stage, "chromium exited during " + what);
+
+    const auto now = Clock::now();
+    if (now >= deadline)
+      return fail(ErrorKind::timeout, stage,
+                  what + " did not finish within " + std::to_string(timeout_s) + " s");
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    pollfd fds[2] = {{child_.reply_fd(), POLLIN, 0}, {child_.log_fd(), POLLIN, 0}};
+    int r = ::poll(fds, 2, static_cast<int>(std::min<long long>(left + 1, 100)));
+    if (r < 0 && errno != EINTR)
+      return fail(ErrorKind::error, stage, std::string("poll: ") + std::strerror(errno));
+    drain_log();
+    if (r > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+      char buf[65536];
+      for (;;) {
+        ssize_t n = ::read(child_.reply_fd(), buf, sizeof buf);
+        if (n > 0) {
+          inbox_.append(buf, static_cast<std::size_t>(n));
+          continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) browser_gone_ = true;
+        break;
+      }
+    }
+    if (!browser_gone_ && child_.try_wait().has_value()) browser_gone_ = true;
+  }
+}
+
+Result<json> ChromiumSession::send_and_wait(const std::string& method, const json& params,
+                                            const std::string& session, double timeout_s, Stage stage) {
+  const int id = next_id_++;
+  json message = {{"id", id}, {"method", method}, {"params", params}};
+  if (!session.empty()) message["sessionId"] = session;
+  std::string wire = message.dump();
+  wire.push_back('\0');
+  for (std::size_t sent = 0; sent < wire.size();) {
+    ssize_t n = ::send(child_.request_fd(), wire.data() + sent, wire.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail(ErrorKind::crashed, stage, "chromium closed its command pipe (" + method + ")");
+    sent += static_cast<std::size_t>(n);
+  }
+  auto reply =
+      pump([id](const json& m) { return m.contains("id") && m["id"] == id; }, timeout_s, stage, method);
+  if (!reply.ok()) return reply.error();
+  if (reply->contains("error")) {
+    const json& err = (*reply)["error"];
+    return fail(ErrorKind::error, stage, method + ": " + err.value("message", err.dump()));
+  }
+  return reply->value("result", json::object());
+}
+
+Result<json> ChromiumSession::command(const std::string& method, const json& params, double timeout_s,
+                                      Stage stage, bool browser_level) {
+  return send_and_wait(method, params, browser_level ? std::string() : session_id_, timeout_s, stage);
+}
+
+Status ChromiumSession::navigate(const std::string& url, double timeout_s, Stage stage) {
+  const auto start = Clock::now();
+  auto r = command("Page.navigate", {{"url", url}}, timeout_s, stage);
+  if (!r.ok()) return r.error();
+  if (r->contains("errorText"))
+    return fail(ErrorKind::error, stage, "navigation to " + url + " failed: " + (*r)["errorText"].dump());
+  const double left = timeout_s - std::chrono::duration<double>(Clock::now() - start).count();
+  const std::string session = session_id_;
+  auto loaded = pump(
+      [&session](const json& m) {
+        return m.value("method", "") == "Page.loadEventFired" && m.value("sessionId", "") == session;
+      },
+      left > 0 ? left : 0.0, stage, "page load");
+  if (!loaded.ok()) return loaded.error();
+  return ok_status();
+}
+
+Result<json> ChromiumSession::evaluate(const std::string& expression, double timeout_s) {
+  // replMode allows top-level await, but wraps the completion value, so a promise that is the
+  // value of the expression is not awaited there: the result object is awaited and serialised by
+  // a second call on the same deadline.
+  const auto start = Clock::now();
+  auto r =
+      command("Runtime.evaluate", {{"expression", expression}, {"awaitPromise", true}, {"replMode", true}},
+              timeout_s, Stage::run);
+  auto threw = [this](const json& reply) -> std::optional<Error> {
+    if (!reply.contains("exceptionDetails")) return std::nullopt;
+    const json& ex = reply["exceptionDetails"];
+    std::string text = ex.value("text", "exception");
+    if (ex.contains("exception")) text = ex["exception"].value("description", text);
+    return fail(ErrorKind::error, Stage::run, "evaluate threw: " + text);
+  };
+  if (!r.ok()) return r.error();
+  if (auto e = threw(*r)) return *e;
+  json result = r->value("result", json::object());
+  if (result.contains("objectId")) {
+    const double left = timeout_s - std::chrono::duration<double>(Clock::now() - start).count();
+    r = command("Runtime.callFunctionOn",
+                {{"objectId", result["objectId"]},
+                 {"functionDeclaration", "async function() { return await this; }"},
+                 {"awaitPromise", true},
+                 {"returnByValue", true}},
+                left > 0 ? left : 0.0, Stage::run);
+    if (!r.ok()) return r.error();
+    if (auto e = threw(*r)) return *e;
+    result = r->value("result", json::object());
+  }
+  return result.contains("value") ? result["value"] : json();
+}
+
+}  // namespace parity::backend::browser

@@ -1,0 +1,86 @@
+// backend/browser/chromium_session.h: one headless Chromium driven over raw CDP on
+// --remote-debugging-pipe (commands on the child's fd 3, replies on its fd 4, '\0'-terminated
+// JSON), with one page attached through a flattened session.
+//
+// RAII: the destructor kills Chromium's process group, reaps it and removes the temporary
+// profile directory. Errors are parity::Error values with backend "browser": Stage::create_env
+// while launching, Stage::run for evaluate; kinds unavailable (no chromium binary), timeout,
+// crashed (browser or page died) and error otherwise.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/child_process.h"
+#include "parity/result.h"
+
+namespace parity::backend::browser {
+
+inline constexpr const char* kDefaultChromium = "/usr/lib/chromium/chromium";
+
+struct ChromiumOptions {
+  std::string executable = kDefaultChromium;
+  // Page to open; empty: a blank file:// page in the session's temporary folder, which (unlike
+  // about:blank and data: URLs) is a secure context, so navigator.gpu exists.
+  std::string url;
+  double launch_timeout_s = 20.0;       // browser start, target creation and first navigation
+  std::vector<std::string> extra_args;  // appended after the built-in flags
+};
+
+class ChromiumSession {
+ public:
+  static Result<std::unique_ptr<ChromiumSession>> launch(const ChromiumOptions& options = {});
+
+  ChromiumSession(const ChromiumSession&) = delete;
+  ChromiumSession& operator=(const ChromiumSession&) = delete;
+  ~ChromiumSession();
+
+  // Sends one CDP command (on the page session unless `browser_level`) and waits for the reply
+  // with the same id; returns its "result" object. A CDP "error" reply is ErrorKind::error.
+  Result<nlohmann::json> command(const std::string& method, const nlohmann::json& params, double timeout_s,
+                                 Stage stage = Stage::run, bool browser_level = false);
+
+  // Navigates the page and waits for Page.loadEventFired.
+  Status navigate(const std::string& url, double timeout_s, Stage stage = Stage::run);
+
+  // Runtime.evaluate with awaitPromise and returnByValue; the value of the expression (top-level
+  // await is allowed). A thrown exception is ErrorKind::error with its description.
+  Result<nlohmann::json> evaluate(const std::string& expression, double timeout_s);
+
+  // Text of every Runtime.consoleAPICalled so far, "<type>: <args joined by spaces>".
+  const std::vector<std::string>& console_messages() const { return console_; }
+  // The tail of Chromium's own stderr (for error reports).
+  const std::string& browser_log() const { return log_tail_; }
+
+  pid_t pid() const { return child_.pid(); }
+  // The session's temporary folder (profile in "profile/", blank page "blank.html"); removed by
+  // the destructor.
+  const std::string& profile_dir() const { return profile_dir_; }
+
+ private:
+  ChromiumSession(ChildProcess child, std::string profile_dir);
+  Result<nlohmann::json> send_and_wait(const std::string& method, const nlohmann::json& params,
+                                       const std::string& session, double timeout_s, Stage stage);
+  // Reads and dispatches messages until `done` accepts one or the deadline passes.
+  template <class Pred>
+  Result<nlohmann::json> pump(Pred done, double timeout_s, Stage stage, const std::string& what);
+  void handle_event(const nlohmann::json& message);
+  Error fail(ErrorKind kind, Stage stage, std::string message) const;
+  void drain_log();
+
+  ChildProcess child_;
+  std::string profile_dir_;
+  std::string session_id_;
+  std::string inbox_;
+  std::string log_tail_;
+  std::vector<std::string> console_;
+  bool page_crashed_ = false;
+  bool browser_gone_ = false;
+  int next_id_ = 1;
+};
+
+}  // namespace parity::backend::browser

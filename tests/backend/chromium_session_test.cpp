@@ -1,0 +1,112 @@
+// ChromiumSession against real headless Chromium over --remote-debugging-pipe.
+#include "backend/browser/chromium_session.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <thread>
+
+namespace parity::backend::browser {
+namespace {
+
+// Live processes (not zombies) whose command line mentions `needle`.
+int processes_mentioning(const std::string& needle) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(needle) != std::string::npos) ++count;
+  }
+  return count;
+}
+
+class ChromiumSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::access(kDefaultChromium, X_OK) != 0) GTEST_SKIP() << "no chromium at " << kDefaultChromium;
+  }
+};
+
+TEST_F(ChromiumSessionTest, EvaluatesConsoleTimeoutAndCleansUp) {
+  std::string profile;
+  {
+    auto launched = ChromiumSession::launch();
+    ASSERT_TRUE(launched.ok()) << launched.error().describe();
+    ChromiumSession& s = **launched;
+    profile = s.profile_dir();
+    EXPECT_TRUE(std::filesystem::is_directory(profile));
+    EXPECT_GT(processes_mentioning(profile), 0);
+
+    auto sum = s.evaluate("1+2", 5);
+    ASSERT_TRUE(sum.ok()) << sum.error().describe();
+    EXPECT_EQ(*sum, 3);
+
+    auto vendor = s.evaluate(
+        "navigator.gpu ? (await navigator.gpu.requestAdapter())?.info?.vendor ?? 'none' : 'no-webgpu'", 10);
+    ASSERT_TRUE(vendor.ok()) << vendor.error().describe();
+    ASSERT_TRUE(vendor->is_string());
+    std::cout << "[ info ] WebGPU adapter vendor: " << vendor->get<std::string>() << "\n";
+    EXPECT_EQ(*vendor, "google");
+
+    auto logged = s.evaluate("console.log('hello', 42); 'done'", 5);
+    ASSERT_TRUE(logged.ok()) << logged.error().describe();
+    // The console event is sent before the evaluate reply, so it is already collected.
+    bool seen = false;
+    for (const auto& line : s.console_messages()) seen |= line == "log: hello 42";
+    EXPECT_TRUE(seen) << "console messages: " << s.console_messages().size();
+
+    auto hang = s.evaluate("new Promise(() => {})", 1.0);
+    ASSERT_FALSE(hang.ok());
+    EXPECT_EQ(hang.error().kind, ErrorKind::timeout);
+    EXPECT_EQ(hang.error().stage, Stage::run);
+    EXPECT_EQ(hang.error().backend, "browser");
+
+    auto thrown = s.evaluate("throw new Error('boom')", 5);
+    ASSERT_FALSE(thrown.ok());
+    EXPECT_EQ(thrown.error().kind, ErrorKind::error);
+    EXPECT_NE(thrown.error().message.find("boom"), std::string::npos);
+
+    // The session stays usable after a timed-out evaluation.
+    auto again = s.evaluate("6*7", 5);
+    ASSERT_TRUE(again.ok()) << again.error().describe();
+    EXPECT_EQ(*again, 42);
+  }
+  EXPECT_FALSE(std::filesystem::exists(profile));
+  int left = processes_mentioning(profile);
+  for (int i = 0; i < 20 && left > 0; ++i) {  // SIGKILL delivery to grandchildren is asynchronous
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    left = processes_mentioning(profile);
+  }
+  EXPECT_EQ(left, 0);
+}
+
+TEST_F(ChromiumSessionTest, MissingBinaryIsUnavailable) {
+  ChromiumOptions options;
+  options.executable = "/nonexistent/chromium";
+  auto launched = ChromiumSession::launch(options);
+  ASSERT_FALSE(launched.ok());
+  EXPECT_EQ(launched.error().kind, ErrorKind::unavailable);
+  EXPECT_EQ(launched.error().stage, Stage::create_env);
+  EXPECT_EQ(launched.error().backend, "browser");
+}
+
+TEST_F(ChromiumSessionTest, PageCrashIsCrashed) {
+  auto launched = ChromiumSession::launch();
+  ASSERT_TRUE(launched.ok()) << launched.error().describe();
+  ChromiumSession& s = **launched;
+  [[maybe_unused]] auto crash = s.command("Page.crash", nlohmann::json::object(), 5);
+  auto after = s.evaluate("1", 5);
+  ASSERT_FALSE(after.ok());
+  EXPECT_EQ(after.error().kind, ErrorKind::crashed) << after.error().describe();
+}
+
+}  // namespace
+}  // namespace parity::backend::browser
