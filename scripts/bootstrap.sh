@@ -65,4 +65,8 @@ if [ ! -f "$tp/models/ch_PP-OCRv4_det_infer.onnx" ]; then
   cp "$tp/.ocr/assets/"*.onnx "$tp/models/"
   rm -rf "$tp/.ocr"
 fi
+# onnxruntime-web for the browser backends (web-wasm, web-jsep, web-webgpu): the pinned default,
+# matching the native library, and an older release for side-by-side version comparisons.
+"$root/scripts/fetch_ort_web.sh" 1.30.0
+"$root/scripts/fetch_ort_web.sh" 1.22.0
 echo "bootstrap: ok ($tp)"

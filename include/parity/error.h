@@ -21,6 +21,7 @@ enum class ErrorKind {
   bad_input,    // the user's model, tensors or options are invalid (CLI exit code 2)
   io,           // a file could not be read or written
   internal,     // a bug in Parity itself: please report it
+  interrupted,  // the user stopped the run (Ctrl-C, SIGTERM); what ran so far is kept
 };
 
 // Where in a backend's life a failure happened. Append-only, like ErrorKind.

@@ -4,31 +4,39 @@
 #include <string>
 #include <vector>
 
+#include "backend/browser/ort_web_dist.h"
+#include "backend/browser/web_backend.h"
 #include "backend/ort/ort_backend.h"
 #include "backend/ort/ort_providers.h"
 
 namespace parity::backend {
 namespace {
 
-// One row per backend family, tried in order. Browser families ("web-*") will go before ORT,
-// which claims every name for now: an EP its library lacks fails at append_provider, where the
-// library itself can say what it offers.
+// One row per backend family, tried in order. ORT goes last and claims every remaining name: an
+// EP its library lacks fails at append_provider, where the library itself can say what it offers.
 struct Family {
   std::string_view name;
   bool (*claims)(std::string_view ep);
   BackendFactory::result_type (*make)(const BackendSpec& spec);
 };
 
-constexpr std::array<Family, 1> kFamilies{{
+constexpr std::array<Family, 2> kFamilies{{
+    {"web", [](std::string_view ep) { return is_web_backend(ep); },
+     [](const BackendSpec& spec) -> Result<std::unique_ptr<Backend>> {
+       return browser::make_standalone_web_backend(spec);
+     }},
     {"ort", [](std::string_view) { return true; },
      [](const BackendSpec& spec) -> Result<std::unique_ptr<Backend>> { return ort::make_ort_backend(spec); }},
 }};
 
 }  // namespace
 
+bool is_web_backend(std::string_view ep) { return browser::web_path_for(ep).has_value(); }
+
 std::vector<std::string> known_ep_names() {
   std::vector<std::string> names;
   for (const auto& ep : ort::known_eps()) names.emplace_back(ep.short_name);
+  for (const char* web : {"web-wasm", "web-jsep", "web-webgpu"}) names.emplace_back(web);
   return names;
 }
 

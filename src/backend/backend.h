@@ -32,8 +32,14 @@ struct BackendSpec {
   KeyValues provider_options;           // passed to the EP verbatim
   KeyValues session_config;             // AddSessionConfigEntry pairs
   std::string webgpu_adapter = "auto";  // auto | system | swiftshader | PATH to a Vulkan ICD json
-  int intra_op_threads = 0;             // 0 = ORT default
+  int intra_op_threads = 0;             // 0 = ORT default (web-wasm: wasm threads)
   bool count_nodes = true;              // profile one run to count nodes per provider
+  // Browser backends (web-wasm, web-jsep, web-webgpu) only:
+  std::string ort_web;                    // onnxruntime-web version ("1.22.0") or folder; empty = default
+  std::string browser;                    // Chromium executable; empty = /usr/lib/chromium/chromium
+  std::vector<std::string> browser_args;  // extra Chromium flags (e.g. --use-vulkan on a GPU machine)
+  std::string log_level;       // ORT log level in the page: verbose|info|warning|error; empty = warning
+  bool check_features = true;  // refuse fp16 models on adapters without shader-f16 up front
 };
 
 struct RunRequest {
@@ -52,6 +58,9 @@ struct RunResult {
   double create_ms = 0;            // session creation wall time
   double run_ms = 0;               // measured run wall time
   std::vector<std::string> notes;  // informational lines for the report ("adapter chosen by auto")
+  // Facts about the execution environment, for the JSON report: "adapter.features",
+  // "adapter.limits.maxBufferSize", "ort_web.bundle", "wasm.threads", "placement", ...
+  KeyValues properties;
 };
 
 // Called on entry to each stage, so a worker can tell its parent where it was if it dies.
@@ -65,16 +74,20 @@ class Backend {
   virtual Result<RunResult> run(const RunRequest& request, const StageObserver& observe) = 0;
 };
 
+// True for the browser backends ("web-wasm", "web-jsep", "web-webgpu"), which run in headless
+// Chromium rather than in this process.
+bool is_web_backend(std::string_view ep);
+
 using BackendFactory = std::function<Result<std::unique_ptr<Backend>>(const BackendSpec&)>;
 
-// Registry keyed by EP family: "ort" handles every ONNX Runtime EP; "web-*" names come later.
-// Returns an unavailable Error for an EP name no family claims, listing the families in the hint.
-// The ORT family claims every name for now, so an EP the library lacks (or a misspelt one) fails
+// Registry keyed by EP family: "web" claims web-wasm/web-jsep/web-webgpu (onnxruntime-web in
+// headless Chromium; this form launches a private browser per backend, see browser_pool.h for
+// the shared one), "ort" every other name, so an EP the library lacks (or a misspelt one) fails
 // at Stage::append_provider, whose hint lists the EPs that library has. Empty ep: bad_input.
 Result<std::unique_ptr<Backend>> create_backend(const BackendSpec& spec);
 
-// Short EP names Parity knows how to attach ("cpu", "webgpu", "cuda", ...). Whether the loaded
-// library really has one is only known at run time (ort::list_available_eps).
+// Short EP names Parity knows how to attach ("cpu", "webgpu", "cuda", ..., "web-wasm", ...).
+// Whether the loaded library really has one is only known at run time (ort::list_available_eps).
 std::vector<std::string> known_ep_names();
 bool is_known_ep(std::string_view ep);
 

@@ -20,13 +20,15 @@ std::optional<FaultAction> action_from_name(std::string_view name) {
   if (name == "hang") return FaultAction::hang;
   if (name == "null") return FaultAction::null_result;
   if (name == "oom") return FaultAction::oom;
+  if (name == "device-lost") return FaultAction::device_lost;
   return std::nullopt;
 }
 
 Error bad_spec(std::string_view spec, std::string why) {
-  return make_error(ErrorKind::bad_input, Stage::parse_args,
-                    std::string(kEnvVar) + "='" + std::string(spec) + "': " + std::move(why),
-                    "use <stage>:<action>, e.g. create-session:segv; actions: segv, abort, hang, null, oom");
+  return make_error(
+      ErrorKind::bad_input, Stage::parse_args,
+      std::string(kEnvVar) + "='" + std::string(spec) + "': " + std::move(why),
+      "use <stage>:<action>, e.g. create-session:segv; actions: segv, abort, hang, null, oom, device-lost");
 }
 
 // Touches every page so a memory limit (RLIMIT_AS or a cgroup) really trips, not just overcommit.
@@ -78,6 +80,7 @@ void trigger_test_fault(const std::optional<TestFault>& fault, Stage stage) {
       for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     case FaultAction::oom: allocate_until_failure(); return;
     case FaultAction::null_result: return;
+    case FaultAction::device_lost: return;  // only browser backends can lose a device on purpose
   }
 }
 

@@ -7,6 +7,11 @@
 // the guarded creation at that stage fails as out of memory). oom is meant for a worker under a
 // memory limit: without one the kernel's OOM killer ends the process instead.
 //
+// Browser backends (web-*) perform them in the real page instead: segv crashes the renderer (CDP
+// Page.crash), hang spins the page's main thread, abort throws a bare number (as an aborting wasm
+// build does), null drops the outputs (read-output only), device-lost destroys the WebGPU device
+// before the run (run only). oom is refused there: a real >4 GiB model exercises the wasm limit.
+//
 // Stage names are the kebab-case ones of parity/error.h; snake_case is accepted too.
 #pragma once
 
@@ -19,7 +24,7 @@
 
 namespace parity::backend {
 
-enum class FaultAction { segv, abort, hang, null_result, oom };
+enum class FaultAction { segv, abort, hang, null_result, oom, device_lost };  // append-only
 
 struct TestFault {
   Stage stage = Stage::none;

@@ -123,7 +123,7 @@ class Bisector {
     isolate::WorkerLaunch launch{options_.worker_exe, fault, {}};
     ++report_.backend_runs;
     say(spec.label + ": " + what + " (run " + std::to_string(report_.backend_runs) + ")");
-    auto r = isolate::run_isolated(s, req, options_.limits, launch);
+    auto r = isolate::runner_or(options_.runner, own_runner_).run(s, req, options_.limits, launch);
     if (r.result.ok() && report_.ort_version.empty()) report_.ort_version = r.result->runtime_version;
     if (r.result.ok() && &spec == &options_.target && !r.result->adapter.empty())
       report_.adapter = r.result->adapter;
@@ -138,6 +138,7 @@ class Bisector {
   Status write_repro();
 
   const BisectOptions& options_;
+  std::unique_ptr<isolate::BackendRunner> own_runner_;  // when options_.runner is null
   const ProgressSink& progress_;
   model::ModelSurgery surgery_;
   probe::InputPlan plan_;
@@ -749,7 +750,9 @@ Result<VerifyReport> run_verify(const VerifyOptions& options, const ProgressSink
   backend::BackendSpec spec = options.backend;
   spec.count_nodes = false;
   if (progress) progress(spec.label + ": running " + req.model_path);
-  auto r = isolate::run_isolated(spec, req, options.limits, {options.worker_exe, fault, {}});
+  std::unique_ptr<isolate::BackendRunner> own_runner;
+  auto r = isolate::runner_or(options.runner, own_runner)
+               .run(spec, req, options.limits, {options.worker_exe, fault, {}});
   if (!r.result.ok()) {
     report.error = r.result.error();
     return report;

@@ -2,7 +2,7 @@
 // reference, tell an error born at a node from one inherited from upstream, confirm the culprit on
 // a model holding only that node (growing it until it reproduces), and write a repro folder.
 //
-// Every backend run goes through isolate::run_isolated, so a backend that crashes while tensors
+// Every backend run goes through an isolate::BackendRunner, so a backend that crashes while tensors
 // are exposed is a recorded event, not the end of the bisect.
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "isolate/backend_runner.h"
 #include "isolate/isolated_runner.h"
 #include "model/model_surgery.h"
 #include "parity/metrics.h"
@@ -40,6 +41,7 @@ struct BisectOptions {
   int max_grow_levels = 4;                         // producer levels added around the culprit at most
   std::optional<std::filesystem::path> repro_dir;  // --out DIR
   std::vector<std::string> argv;                   // the exact command, for the repro README
+  isolate::BackendRunner* runner = nullptr;        // shared runner (one browser for all rounds); null = own
 };
 
 // The divergence rule per tensor: `verdict` uses probe's metrics and tolerances.
@@ -140,6 +142,7 @@ struct VerifyOptions {
   isolate::IsolationLimits limits;
   std::string worker_exe;
   std::string test_fault_env;
+  isolate::BackendRunner* runner = nullptr;  // null = a runner of this call's own
 };
 
 struct VerifyReport {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/child_process.h"
+#include "isolate/backend_runner.h"
 #include "parity/version.h"
 
 namespace parity::chaos {
@@ -129,6 +130,11 @@ Result<ChaosReport> run_chaos(const ChaosOptions& options, const ProgressSink& p
     if (progress) progress(line);
   };
   PARITY_TRY(validate_plan(options.plan));
+  if (backend::is_web_backend(options.backend.ep))
+    return make_error(ErrorKind::unavailable, Stage::parse_args,
+                      "parity chaos injects Vulkan faults into a native worker; '" + options.backend.ep +
+                          "' runs in Chromium's GPU process, which the chaos layer does not reach yet",
+                      "run chaos on the native webgpu backend (same Dawn, same WGSL kernels)");
   PARITY_ASSIGN_OR_RETURN(model, model::inspect_model(options.model_path));
   probe::InputSettings settings = options.inputs;
   settings.samples = 1;  // one fault, one run: the fault is the variable, not the data
@@ -149,7 +155,8 @@ Result<ChaosReport> run_chaos(const ChaosOptions& options, const ProgressSink& p
   isolate::WorkerLaunch plain;
   plain.worker_exe = options.worker_exe;
   say(options.reference.label + ": reference run");
-  const isolate::IsolatedRun ref = isolate::run_isolated(options.reference, request, options.limits, plain);
+  isolate::BackendRunner reference_runner;  // the reference may be any backend, a browser one too
+  const isolate::IsolatedRun ref = reference_runner.run(options.reference, request, options.limits, plain);
   if (!ref.result.ok()) {
     Error e = ref.result.error();
     e.message = "reference backend '" + options.reference.label +

@@ -53,12 +53,37 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
     return spec_error(text, "unknown EP '" + spec.ep + "'",
                       "known EPs: " + known + " (run 'parity backends' to see which the library has)");
   }
+  const bool web = backend::is_web_backend(spec.ep);
   for (std::size_t i = 1; i < parts.size(); ++i) {
     const std::string& kv = parts[i];
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) return spec_error(text, "'" + kv + "' is not KEY=VALUE");
     std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
-    if (key == "opt") {
+    const bool web_key = key == "ort-web" || key == "layout" || key == "log" || key == "check";
+    const bool native_key = key == "ort-lib" || key == "adapter";
+    if (web_key && !web)
+      return spec_error(text, key + "= applies to browser backends (web-wasm, web-jsep, web-webgpu) only");
+    if (native_key && web)
+      return spec_error(text, key + "= applies to native ONNX Runtime backends only",
+                        key == "ort-lib"
+                            ? "browser backends take ort-web=VERSION or ort-web=DIR"
+                            : "a browser backend's adapter is whatever Chromium's WebGPU offers");
+    if (key == "ort-web") {
+      spec.ort_web = value;
+    } else if (key == "layout") {
+      if (value != "NCHW" && value != "NHWC")
+        return spec_error(text, "layout=" + value + " is not NCHW or NHWC");
+      if (spec.ep == "web-wasm")
+        return spec_error(text, "layout= applies to the WebGPU paths (web-jsep, web-webgpu)");
+      spec.provider_options.emplace_back("preferredLayout", value);
+    } else if (key == "log") {
+      if (value != "verbose" && value != "info" && value != "warning" && value != "error")
+        return spec_error(text, "log=" + value + " is not one of verbose|info|warning|error");
+      spec.log_level = value;
+    } else if (key == "check") {
+      PARITY_ASSIGN_OR_RETURN(on, parse_switch(text, key, value));
+      spec.check_features = on;
+    } else if (key == "opt") {
       if (value != "all" && value != "extended" && value != "basic" && value != "disabled")
         return spec_error(text, "opt=" + value + " is not one of all|extended|basic|disabled");
       spec.opt_level = value;

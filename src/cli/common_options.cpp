@@ -11,6 +11,9 @@ backend::BackendSpec CommonOptions::defaults() const {
   s.allow_fallback = allow_fallback;
   s.webgpu_adapter = webgpu_adapter;
   s.count_nodes = count_nodes;
+  s.ort_web = !ort_web_dir.empty() ? ort_web_dir : ort_web_version;
+  s.browser = chromium;
+  s.browser_args = chromium_flags;
   return s;
 }
 
@@ -78,6 +81,21 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--max-memory", o.max_memory,
                  "memory cap per worker, e.g. 4G or 512M (plain numbers are MiB)")
       ->envname("PARITY_MAX_MEMORY");
+  auto* web_version =
+      cmd.add_option("--ort-web-version", o.ort_web_version,
+                     "onnxruntime-web release for browser backends without their own ort-web= key "
+                     "(fetched into third_party/ by scripts/fetch_ort_web.sh VERSION; default 1.30.0)")
+          ->envname("PARITY_ORT_WEB_VERSION");
+  cmd.add_option("--ort-web-dir", o.ort_web_dir,
+                 "an unpacked onnxruntime-web package (or its dist/ folder) for browser backends")
+      ->envname("PARITY_ORT_WEB_DIR")
+      ->excludes(web_version);
+  cmd.add_option("--chromium", o.chromium,
+                 "Chromium executable for browser backends (default /usr/lib/chromium/chromium)")
+      ->envname("PARITY_CHROMIUM");
+  cmd.add_option("--chromium-flag", o.chromium_flags,
+                 "extra Chromium flag for browser backends, e.g. --chromium-flag=--use-vulkan (repeatable)")
+      ->allow_extra_args(false);
   cmd.add_option("--json", o.json_path, "also write the result as JSON to FILE ('-' for stdout)");
   cmd.add_flag("-q,--quiet", o.quiet, "no progress lines on stderr");
 }

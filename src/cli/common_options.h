@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "isolate/isolated_runner.h"
@@ -18,8 +19,12 @@ struct CommonOptions {
   std::string webgpu_adapter = "auto";
   bool count_nodes = true;
   double timeout_s = 600;
-  std::string max_memory;  // "4G", "512M"; plain number = MiB
-  std::string json_path;   // --json FILE ("-" = stdout)
+  std::string max_memory;                   // "4G", "512M"; plain number = MiB
+  std::string ort_web_version;              // --ort-web-version (env PARITY_ORT_WEB_VERSION)
+  std::string ort_web_dir;                  // --ort-web-dir (env PARITY_ORT_WEB_DIR)
+  std::string chromium;                     // --chromium (env PARITY_CHROMIUM)
+  std::vector<std::string> chromium_flags;  // --chromium-flag (repeatable)
+  std::string json_path;                    // --json FILE ("-" = stdout)
   bool quiet = false;
 
   backend::BackendSpec defaults() const;  // the run-wide defaults for backend specs

@@ -19,7 +19,8 @@ double seconds_since(Clock::time_point t0) {
 }
 
 // Runs every data set of one test on one backend; the first data set that does not pass decides.
-Outcome run_one(const ConformanceOptions& options, const TestCase& tc, const backend::BackendSpec& spec) {
+Outcome run_one(const ConformanceOptions& options, isolate::BackendRunner& runner, const TestCase& tc,
+                const backend::BackendSpec& spec) {
   if (!tc.skip_reason.empty()) {
     Outcome o;
     o.state = State::skipped;
@@ -35,7 +36,7 @@ Outcome run_one(const ConformanceOptions& options, const TestCase& tc, const bac
     req.inputs = ds.inputs;
     for (const auto& e : ds.expected) req.output_names.push_back(e.name);
     isolate::WorkerLaunch launch{options.worker_exe, std::nullopt, {}};
-    isolate::IsolatedRun run = isolate::run_isolated(spec, req, options.limits, launch);
+    isolate::IsolatedRun run = runner.run(spec, req, options.limits, launch);
     total_ms += run.wall_ms;
     last = classify(spec, run.result, ds.expected, tol);
     if (last.state != State::passed) break;
@@ -94,6 +95,8 @@ Result<ConformanceReport> run_conformance(const ConformanceOptions& options,
     tr.results.resize(options.backends.size());
   }
 
+  std::unique_ptr<isolate::BackendRunner> own_runner;
+  isolate::BackendRunner& runner = isolate::runner_or(options.runner, own_runner);
   const std::size_t nb = options.backends.size();
   const std::size_t total = cases.size() * nb;
   std::atomic<std::size_t> next{0};
@@ -106,7 +109,7 @@ Result<ConformanceReport> run_conformance(const ConformanceOptions& options,
       const std::size_t k = next.fetch_add(1);
       if (k >= total) return;
       const std::size_t ti = k / nb, bi = k % nb;
-      Outcome o = run_one(options, cases[ti], options.backends[bi]);
+      Outcome o = run_one(options, runner, cases[ti], options.backends[bi]);
       std::lock_guard<std::mutex> lock(mu);
       ++done;
       if (cases[ti].skip_reason.empty()) {

@@ -1,5 +1,6 @@
 // conformance/runner.h: `parity conformance`: every test of an ONNX backend test suite on every
-// backend, each (test, backend) in its own worker process, in parallel.
+// backend, each (test, backend) in its own worker process (browser backends: a new session in a
+// reused page), in parallel.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "backend/backend.h"
 #include "conformance/outcome.h"
 #include "conformance/test_case.h"
+#include "isolate/backend_runner.h"
 #include "isolate/isolated_runner.h"
 #include "parity/result.h"
 
@@ -28,6 +30,7 @@ struct ConformanceOptions {
   int jobs = 1;                                                     // workers running at once (>= 1)
   isolate::IsolationLimits limits;                                  // timeout_s is per (test, backend) worker
   std::string worker_exe;                                           // empty = this executable
+  isolate::BackendRunner* runner = nullptr;  // shared runner (browsers reused across tests); null = own
 };
 
 // What the run knew about one backend (from its spec and the first worker that answered).

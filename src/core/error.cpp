@@ -7,7 +7,7 @@
 namespace parity {
 namespace {
 
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 8> kKindNames{{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 9> kKindNames{{
     {ErrorKind::error, "error"},
     {ErrorKind::crashed, "crashed"},
     {ErrorKind::timeout, "timeout"},
@@ -16,6 +16,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 8> kKindNames{{
     {ErrorKind::bad_input, "bad-input"},
     {ErrorKind::io, "io"},
     {ErrorKind::internal, "internal"},
+    {ErrorKind::interrupted, "interrupted"},
 }};
 
 constexpr std::array<std::pair<Stage, std::string_view>, 13> kStageNames{{

@@ -30,6 +30,7 @@ std::string_view fault_action_name(backend::FaultAction a) {
     case backend::FaultAction::hang: return "hang";
     case backend::FaultAction::null_result: return "null";
     case backend::FaultAction::oom: return "oom";
+    case backend::FaultAction::device_lost: return "device-lost";
   }
   return "segv";
 }
@@ -55,7 +56,12 @@ json spec_to_json(const backend::BackendSpec& s) {
           {"session_config", key_values_to_json(s.session_config)},
           {"webgpu_adapter", s.webgpu_adapter},
           {"intra_op_threads", s.intra_op_threads},
-          {"count_nodes", s.count_nodes}};
+          {"count_nodes", s.count_nodes},
+          {"ort_web", s.ort_web},
+          {"browser", s.browser},
+          {"browser_args", s.browser_args},
+          {"log_level", s.log_level},
+          {"check_features", s.check_features}};
 }
 
 Result<backend::BackendSpec> spec_from_json(const json& j) {
@@ -71,6 +77,11 @@ Result<backend::BackendSpec> spec_from_json(const json& j) {
     s.webgpu_adapter = j.value("webgpu_adapter", "auto");
     s.intra_op_threads = j.value("intra_op_threads", 0);
     s.count_nodes = j.value("count_nodes", true);
+    s.ort_web = j.value("ort_web", "");
+    s.browser = j.value("browser", "");
+    s.browser_args = j.value("browser_args", std::vector<std::string>{});
+    s.log_level = j.value("log_level", "");
+    s.check_features = j.value("check_features", true);
     return s;
   } catch (const json::exception& e) {
     return protocol_error(std::string("bad backend spec: ") + e.what());
@@ -152,7 +163,8 @@ std::string encode_result(const backend::RunResult& r) {
               {"nodes_on_cpu", r.nodes_on_cpu},
               {"create_ms", r.create_ms},
               {"run_ms", r.run_ms},
-              {"notes", r.notes}}
+              {"notes", r.notes},
+              {"properties", key_values_to_json(r.properties)}}
       .dump();
 }
 
@@ -167,6 +179,7 @@ Result<backend::RunResult> decode_result(const std::string& payload) {
   r.create_ms = j.value("create_ms", 0.0);
   r.run_ms = j.value("run_ms", 0.0);
   r.notes = j.value("notes", std::vector<std::string>{});
+  r.properties = key_values_from_json(j.value("properties", json::array()));
   return r;
 }
 

@@ -106,8 +106,23 @@ Result<ModelInfo> describe_model(const onnx::ModelProto& m, const std::string& o
     info.outputs.push_back(std::move(output));
   }
 
+  auto note_type = [&info](int32_t onnx_type) {
+    if (auto t = dtype_from_onnx(onnx_type)) info.element_types.insert(*t);
+  };
+  for (const auto* values : {&g.input(), &g.output(), &g.value_info()})
+    for (const onnx::ValueInfoProto& v : *values)
+      if (v.has_type() && v.type().has_tensor_type()) note_type(v.type().tensor_type().elem_type());
+  for (const onnx::TensorProto& t : g.initializer()) note_type(t.data_type());
+  for (const onnx::SparseTensorProto& t : g.sparse_initializer()) note_type(t.values().data_type());
+
   info.node_count = static_cast<std::size_t>(g.node_size());
   for (const onnx::NodeProto& n : g.node()) {
+    if (is_default_domain(n.domain()) && (n.op_type() == "Cast" || n.op_type() == "Constant")) {
+      for (const onnx::AttributeProto& a : n.attribute()) {
+        if (a.name() == "to") note_type(static_cast<int32_t>(a.i()));
+        if (a.name() == "value" && a.has_t()) note_type(a.t().data_type());
+      }
+    }
     // Custom-domain ops are keyed "domain:Op" so that com.microsoft:Gelu does not count as ONNX Gelu.
     const bool standard = is_default_domain(n.domain());
     ++info.op_counts[standard ? n.op_type() : n.domain() + ":" + n.op_type()];

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ struct ModelInfo {
   std::size_t node_count = 0;            // top-level graph nodes
   std::map<std::string, int> op_counts;  // op_type -> count (top level)
   bool has_control_flow = false;         // If/Loop/Scan present at top level
+  // Element types of every tensor the top-level graph names: inputs, outputs, value_info,
+  // initializers, Constant values and Cast targets. A backend that lacks a type (fp16 on a
+  // WebGPU adapter without shader-f16) can refuse the model up front instead of miscomputing.
+  std::set<DType> element_types;
   std::uintmax_t file_bytes = 0;
 };
 

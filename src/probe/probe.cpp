@@ -135,6 +135,8 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
   report.seed = options.inputs.seed;
   report.reference = options.reference.label;
 
+  std::unique_ptr<isolate::BackendRunner> own_runner;
+  isolate::BackendRunner& runner = isolate::runner_or(options.runner, own_runner);
   std::vector<std::vector<NamedTensor>> reference_outputs;  // per sample
   std::optional<Error> reference_error;
   for (std::size_t bi = 0; bi < order.size(); ++bi) {
@@ -151,7 +153,7 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
       req.model_path = options.model_path.string();
       req.inputs = plan.samples[s];
       isolate::WorkerLaunch launch{options.worker_exe, faults[bi], {}};
-      auto run = isolate::run_isolated(spec, req, options.limits, launch);
+      auto run = runner.run(spec, req, options.limits, launch);
       br.wall_ms += run.wall_ms;
       if (!run.result.ok()) {
         br.error = run.result.error();

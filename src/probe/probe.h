@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "isolate/backend_runner.h"
 #include "isolate/isolated_runner.h"
 #include "model/onnx_model.h"
 #include "parity/metrics.h"
@@ -35,6 +36,7 @@ struct ProbeOptions {
   std::string worker_exe;                        // empty = this executable
   std::string test_fault_env;                    // value of PARITY_TEST_FAULT ("" = none)
   std::optional<std::filesystem::path> save_io;  // write inputs/outputs in ONNX test-data layout
+  isolate::BackendRunner* runner = nullptr;      // shared runner (one browser for many runs); null = own
 };
 
 // The evidence for one output of one backend (worst sample).

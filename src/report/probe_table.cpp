@@ -15,7 +15,7 @@ std::string ms_text(double ms) {
 
 std::string nodes_text(const probe::BackendReport& b) {
   if (b.nodes_on_backend < 0) return "-";
-  if (b.ep == "cpu") return std::to_string(b.nodes_on_backend);
+  if (b.ep == "cpu" || b.ep == "web-wasm") return std::to_string(b.nodes_on_backend);  // CPU is the EP
   return fmt::format("{}/{}", b.nodes_on_backend, b.nodes_on_cpu < 0 ? 0 : b.nodes_on_cpu);
 }
 
@@ -81,7 +81,7 @@ std::string probe_table(const probe::ProbeReport& r) {
     if (b.error) {
       row.insert(row.end(),
                  {"-", "-", "-", fmt::format("{}: {}", to_string(b.error->stage), to_string(b.error->kind))});
-      details.push_back(fmt::format("{}: {}", b.name, b.error->describe()));
+      details.push_back(b.error->describe());  // starts with the backend's name
     } else if (const auto* o = worst_output(b)) {
       const bool has_cmp = o->comparison.has_value();
       row.push_back(o->name);
@@ -97,6 +97,8 @@ std::string probe_table(const probe::ProbeReport& r) {
       row.insert(row.end(), {"-", "-", "-", "no outputs"});
     }
     if (!b.adapter.empty()) details.push_back(fmt::format("{}: adapter {}", b.name, b.adapter));
+    if (backend::is_web_backend(b.ep))  // their notes are about the path that really ran
+      for (const auto& note : b.notes) details.push_back(fmt::format("{}: {}", b.name, note));
     rows.push_back(std::move(row));
   }
   std::vector<std::size_t> width(rows[0].size(), 0);

@@ -14,6 +14,8 @@
 #include <optional>
 #include <utility>
 
+#include "core/interrupt.h"
+
 namespace parity::backend::browser {
 namespace {
 
@@ -100,7 +102,7 @@ Result<std::unique_ptr<ChromiumSession>> ChromiumSession::launch(const ChromiumO
   s->session_id_ = (*attached).value("sessionId", "");
   if (s->session_id_.empty())
     return s->fail(ErrorKind::error, Stage::create_env, "Target.attachToTarget returned no sessionId");
-  for (const char* domain : {"Page.enable", "Runtime.enable", "Inspector.enable"}) {
+  for (const char* domain : {"Page.enable", "Runtime.enable", "Inspector.enable", "Log.enable"}) {
     auto r = s->command(domain, json::object(), t, Stage::create_env);
     if (!r.ok()) return r.error();
   }
@@ -120,8 +122,40 @@ ChromiumSession::~ChromiumSession() {
   std::filesystem::remove_all(profile_dir_, ec);
 }
 
+std::vector<std::string> ChromiumSession::console_since(std::size_t mark) const {
+  const std::size_t first = console_total_ - console_.size();  // total count of the oldest kept line
+  std::vector<std::string> out;
+  for (std::size_t i = std::max(mark, first); i < console_total_; ++i) out.push_back(console_[i - first]);
+  return out;
+}
+
+// Chromium's stderr without the lines every headless start prints on a machine without a desktop
+// session (D-Bus, crashpad, XDG), the newest `max_lines` of them.
+std::string ChromiumSession::meaningful_log(std::size_t max_lines) const {
+  std::vector<std::string> lines;
+  std::size_t pos = 0;
+  while (pos < log_tail_.size()) {
+    std::size_t end = log_tail_.find('\n', pos);
+    if (end == std::string::npos) end = log_tail_.size();
+    std::string line = log_tail_.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.empty()) continue;
+    bool noise = false;
+    for (const char* n :
+         {"dbus", "crashpad", "XDG_RUNTIME_DIR", "DevTools listening", "examples of valid types"})
+      noise = noise || line.find(n) != std::string::npos;
+    if (!noise) lines.push_back(std::move(line));
+  }
+  std::string out;
+  for (std::size_t i = lines.size() > max_lines ? lines.size() - max_lines : 0; i < lines.size(); ++i)
+    out += lines[i] + "\n";
+  return out;
+}
+
 Error ChromiumSession::fail(ErrorKind kind, Stage stage, std::string message) const {
-  if (!log_tail_.empty() && kind == ErrorKind::crashed) message += "\nchromium log:\n" + log_tail_;
+  if (kind == ErrorKind::crashed)
+    if (const std::string log = meaningful_log(10); !log.empty())
+      message += "; chromium's last log lines:\n" + log;
   return browser_error(kind, stage, std::move(message));
 }
 
@@ -137,8 +171,16 @@ void ChromiumSession::drain_log() {
 
 void ChromiumSession::handle_event(const json& message) {
   const std::string method = message.value("method", "");
+  auto keep = [this](std::string line) {
+    console_.push_back(std::move(line));
+    ++console_total_;
+    if (console_.size() > kConsoleKeep) console_.pop_front();
+  };
   if (method == "Runtime.consoleAPICalled") {
-    console_.push_back(console_text(message.value("params", json::object())));
+    keep(console_text(message.value("params", json::object())));
+  } else if (method == "Log.entryAdded") {
+    const json entry = message.value("params", json::object()).value("entry", json::object());
+    keep(entry.value("level", "log") + ": " + entry.value("text", ""));
   } else if (method == "Inspector.targetCrashed" || (method == "Target.targetCrashed")) {
     page_crashed_ = true;
   } else if (method == "Target.detachedFromTarget" &&
@@ -162,6 +204,7 @@ Result<json> ChromiumSession::pump(Pred done, double timeout_s, Stage stage, con
       if (done(message)) return message;
     }
     if (page_crashed_) return fail(ErrorKind::crashed, stage, "the page crashed during " + what);
+    if (interrupted()) return fail(ErrorKind::interrupted, stage, "interrupted during " + what);
     if (browser_gone_) return fail(ErrorKind::crashed, stage, "chromium exited during " + what);
 
     const auto now = Clock::now();

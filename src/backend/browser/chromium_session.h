@@ -5,11 +5,12 @@
 // RAII: the destructor kills Chromium's process group, reaps it and removes the temporary
 // profile directory. Errors are parity::Error values with backend "browser": Stage::create_env
 // while launching, Stage::run for evaluate; kinds unavailable (no chromium binary), timeout,
-// crashed (browser or page died) and error otherwise.
+// crashed (browser or page died), interrupted (Ctrl-C, see core/interrupt.h) and error otherwise.
 #pragma once
 
 #include <sys/types.h>
 
+#include <deque>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -51,10 +52,18 @@ class ChromiumSession {
   // await is allowed). A thrown exception is ErrorKind::error with its description.
   Result<nlohmann::json> evaluate(const std::string& expression, double timeout_s);
 
-  // Text of every Runtime.consoleAPICalled so far, "<type>: <args joined by spaces>".
-  const std::vector<std::string>& console_messages() const { return console_; }
-  // The tail of Chromium's own stderr (for error reports).
+  // Console lines (Runtime.consoleAPICalled as "<type>: <args joined by spaces>", and the
+  // browser's own Log.entryAdded, e.g. uncaptured WebGPU validation errors, as "<level>: <text>"),
+  // the newest kConsoleKeep of them.
+  const std::deque<std::string>& console_messages() const { return console_; }
+  // Lines ever received (a mark for console_since), and those received after `mark`.
+  std::size_t console_count() const { return console_total_; }
+  std::vector<std::string> console_since(std::size_t mark) const;
+  static constexpr std::size_t kConsoleKeep = 2000;
+  // The tail of Chromium's own stderr (for error reports), and its lines that are not the noise
+  // of every headless start (D-Bus, crashpad), the newest `max_lines`.
   const std::string& browser_log() const { return log_tail_; }
+  std::string meaningful_log(std::size_t max_lines) const;
 
   pid_t pid() const { return child_.pid(); }
   // The session's temporary folder (profile in "profile/", blank page "blank.html"); removed by
@@ -77,7 +86,8 @@ class ChromiumSession {
   std::string session_id_;
   std::string inbox_;
   std::string log_tail_;
-  std::vector<std::string> console_;
+  std::deque<std::string> console_;
+  std::size_t console_total_ = 0;
   bool page_crashed_ = false;
   bool browser_gone_ = false;
   int next_id_ = 1;

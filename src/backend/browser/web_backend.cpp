@@ -1,0 +1,470 @@
+#include "backend/browser/web_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "backend/browser/web_errors.h"
+#include "model/onnx_model.h"
+
+namespace parity::backend::browser {
+namespace {
+
+using nlohmann::json;
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Error web_error(const std::string& label, ErrorKind kind, Stage stage, std::string message,
+                std::string hint) {
+  Error e = make_error(kind, stage, std::move(message), std::move(hint));
+  e.backend = label;
+  return e;
+}
+
+// ORT's log level names (ort.env.logLevel) and the session option numbers they match.
+int severity_of(const std::string& level) {
+  if (level == "verbose") return 0;
+  if (level == "info") return 1;
+  if (level == "error") return 3;
+  if (level == "fatal") return 4;
+  return 2;  // warning
+}
+
+// Provider option values are strings on the command line; the page wants JSON types.
+json option_value(const std::string& v) {
+  if (v == "true") return true;
+  if (v == "false") return false;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (!v.empty() && end && *end == '\0' && std::isfinite(d)) return d;
+  return v;
+}
+
+// Element types onnxruntime-web's Tensor accepts, by Parity dtype (its names match ONNX's).
+bool crosses_to_browser(DType t) {
+  switch (t) {
+    case DType::float32:
+    case DType::float64:
+    case DType::float16:
+    case DType::int8:
+    case DType::uint8:
+    case DType::int16:
+    case DType::uint16:
+    case DType::int32:
+    case DType::uint32:
+    case DType::int64:
+    case DType::uint64:
+    case DType::boolean: return true;
+    default: return false;
+  }
+}
+
+bool has_feature(const json& adapter, const char* feature) {
+  if (!adapter.contains("features") || !adapter["features"].is_array()) return false;
+  const json& f = adapter["features"];
+  return std::find(f.begin(), f.end(), feature) != f.end();
+}
+
+std::string describe_adapter(const json& a) {
+  std::string s = a.value("vendor", "");
+  if (const std::string arch = a.value("architecture", ""); !arch.empty()) s += (s.empty() ? "" : " ") + arch;
+  if (const std::string desc = a.value("description", ""); !desc.empty()) s += " (" + desc + ")";
+  if (s.empty()) s = "unnamed adapter";
+  std::vector<std::string> facts;
+  if (a.value("is_fallback", false)) facts.emplace_back("fallback adapter");
+  facts.emplace_back(has_feature(a, "shader-f16") ? "shader-f16" : "no shader-f16");
+  if (a.contains("limits") && a["limits"].contains("maxBufferSize") &&
+      a["limits"]["maxBufferSize"].is_number()) {
+    const double mib = a["limits"]["maxBufferSize"].get<double>() / (1 << 20);
+    facts.push_back("maxBufferSize " + std::to_string(static_cast<long long>(mib)) + " MiB");
+  }
+  std::string joined;
+  for (const auto& f : facts) joined += (joined.empty() ? "" : ", ") + f;
+  return s + " [" + joined + "]";
+}
+
+std::string join_strings(const json& list, const char* sep) {
+  std::string out;
+  for (const auto& v : list)
+    out += (out.empty() ? "" : sep) + (v.is_string() ? v.get<std::string>() : v.dump());
+  return out;
+}
+
+}  // namespace
+
+WebBackend::WebBackend(BackendSpec spec, WebPathInfo path, BrowserPool& pool, WebRunControl control)
+    : spec_(std::move(spec)), path_(path), pool_(pool), control_(std::move(control)) {
+  if (spec_.label.empty()) spec_.label = spec_.ep;
+}
+
+WebBackend::~WebBackend() = default;
+
+double WebBackend::seconds_left() const { return std::max(0.05, deadline_ - now_s()); }
+
+json WebBackend::fault_for(Stage stage) const {
+  const auto& f = control_.test_fault;
+  if (!f || f->stage != stage) return nullptr;
+  switch (f->action) {
+    case FaultAction::hang: return {{"stage", std::string(to_string(stage))}, {"action", "hang"}};
+    case FaultAction::abort: return {{"stage", std::string(to_string(stage))}, {"action", "abort"}};
+    case FaultAction::null_result: return {{"stage", std::string(to_string(stage))}, {"action", "null"}};
+    case FaultAction::device_lost:
+      return {{"stage", std::string(to_string(stage))}, {"action", "device-lost"}};
+    default: return nullptr;
+  }
+}
+
+void WebBackend::crash_if_asked(BrowserHost& host, Stage stage) {
+  const auto& f = control_.test_fault;
+  if (f && f->stage == stage && f->action == FaultAction::segv)
+    (void)host.chromium().command("Page.crash", json::object(), 2.0, stage);  // no reply: it dies
+}
+
+Result<json> WebBackend::call(BrowserHost& host, const std::string& function, const json& args, Stage stage) {
+  crash_if_asked(host, stage);
+  auto r = host.chromium().evaluate("parity." + function + "(" + args.dump() + ")", seconds_left());
+  if (!r.ok()) {
+    Error e = r.error();
+    e.backend = spec_.label;
+    e.stage = stage;
+    if (e.kind == ErrorKind::timeout || e.kind == ErrorKind::crashed || e.kind == ErrorKind::interrupted) {
+      host.broken = true;  // a hung or dead page cannot be trusted with another run
+      if (e.kind == ErrorKind::timeout)
+        e.hint = "the page did not answer before --timeout (" + std::to_string(control_.timeout_s) +
+                 " s); Parity killed the browser. WebGPU on SwiftShader is 100x slower than a GPU";
+      if (e.kind == ErrorKind::crashed)
+        e.hint = "the page's renderer process died; Parity isolated it (the console tail is in the report)";
+    }
+    return e;
+  }
+  if (!r->is_object() || !r->contains("ok"))
+    return web_error(spec_.label, ErrorKind::internal, stage,
+                     "the harness returned " + r->dump().substr(0, 200) + " from parity." + function,
+                     "the page is not Parity's harness: a bug in Parity");
+  if (!(*r)["ok"].get<bool>()) {
+    const json& err = (*r)["error"];
+    host.page_key.clear();  // reload before the next run: onnxruntime-web may be left half-done
+    return classify_page_failure(spec_.label, stage,
+                                 PageFailure{err.value("message", ""), err.value("numeric", false)});
+  }
+  return r;
+}
+
+void WebBackend::collect_log(BrowserHost& host, std::size_t console_mark) {
+  log_.clear();
+  for (const auto& line : host.chromium().console_since(console_mark)) log_ += line + "\n";
+  if (!host.broken) {
+    auto diag = host.chromium().evaluate("parity.diagnostics()", 5.0);
+    if (diag.ok() && diag->is_object()) {
+      const auto lines = diag->value("ort_log", json::array());
+      if (!lines.empty()) log_ += "--- onnxruntime-web log (newest) ---\n" + join_strings(lines, "\n") + "\n";
+    }
+  }
+  if (const std::string tail = host.chromium().meaningful_log(30); !tail.empty())
+    log_ += "--- chromium stderr (tail) ---\n" + tail;
+}
+
+Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver& observe) {
+  deadline_ = now_s() + control_.timeout_s;
+  log_.clear();
+  Stage stage = Stage::create_env;
+  auto enter = [&](Stage s) {
+    stage = s;
+    if (observe) observe(s);
+  };
+
+  enter(Stage::create_env);
+  BrowserConfig config;
+  if (!spec_.browser.empty()) config.executable = spec_.browser;
+  config.extra_args = spec_.browser_args;
+  auto lease = pool_.acquire(config, seconds_left());
+  if (!lease.ok()) {
+    Error e = lease.error();
+    e.backend = spec_.label;
+    return e;
+  }
+  BrowserHost& host = **lease;
+  ++host.runs;
+  const std::size_t mark = host.chromium().console_count();
+  RunResult result;
+  result.properties.emplace_back("browser.reused", lease->reused() ? "yes" : "no");
+  auto r = run_leased(host, request, enter, result);
+  collect_log(host, mark);
+  if (!r.ok() && r.error().stage == Stage::none) r.error().stage = stage;
+  return r;
+}
+
+Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& request,
+                                         const StageObserver& enter, RunResult& result) {
+  ChromiumSession& chromium = host.chromium();
+  WebServer& server = host.server();
+  const std::string& label = spec_.label;
+
+  if (auto version =
+          chromium.command("Browser.getVersion", json::object(), seconds_left(), Stage::create_env, true);
+      version.ok())
+    result.properties.emplace_back("browser.version", version->value("product", ""));
+
+  // --- load-library: the path's bundle from the chosen onnxruntime-web, one bundle per page.
+  enter(Stage::load_library);
+  PARITY_ASSIGN_OR_RETURN(dist, [&]() -> Result<OrtWebDist> {
+    auto d = locate_ort_web(spec_.ort_web);
+    if (!d.ok()) d.error().backend = label;
+    return d;
+  }());
+  if (auto st = check_bundle(dist, path_); !st.ok()) {
+    Error e = st.error();
+    e.backend = label;
+    return e;
+  }
+  const std::string log_level = spec_.log_level.empty() ? "warning" : spec_.log_level;
+  const std::string bundle_url = server.origin() + server.mount(dist.dist_dir) + std::string(path_.bundle);
+  const std::string page_key =
+      bundle_url + "|threads=" + std::to_string(spec_.intra_op_threads) + "|" + log_level;
+  if (host.page_key != page_key || control_.test_fault) {
+    host.page_key.clear();
+    crash_if_asked(host, Stage::create_env);
+    if (auto nav =
+            chromium.navigate(server.harness_url() + "?run=" + std::to_string(host.runs), seconds_left());
+        !nav.ok()) {
+      Error e = nav.error();
+      e.backend = label;
+      e.stage = Stage::create_env;
+      if (e.kind == ErrorKind::timeout || e.kind == ErrorKind::crashed) host.broken = true;
+      return e;
+    }
+    PARITY_ASSIGN_OR_RETURN(loaded, call(host, "load",
+                                         {{"bundle", bundle_url},
+                                          {"threads", spec_.intra_op_threads},
+                                          {"log_level", log_level},
+                                          {"fault", fault_for(Stage::load_library)}},
+                                         Stage::load_library));
+    host.page_key = page_key;
+    host.page_info = loaded;
+  }
+  const json& page = host.page_info;
+  result.runtime_version = page.value("version", dist.version);
+  result.properties.emplace_back("ort_web.version", result.runtime_version);
+  result.properties.emplace_back("ort_web.dist", dist.dist_dir);
+  result.properties.emplace_back("ort_web.bundle", std::string(path_.bundle));
+  result.properties.emplace_back("page.cross_origin_isolated", page.value("isolated", false) ? "yes" : "no");
+  if (path_.path == WebPath::wasm || !path_.uses_gpu) {
+    const int threads = page.value("threads", 0);
+    result.properties.emplace_back("wasm.threads", threads > 0 ? std::to_string(threads) : "default");
+  }
+  if (!page.value("isolated", false))
+    result.notes.push_back(
+        "the page is not cross-origin isolated: onnxruntime-web runs wasm single-threaded");
+
+  // --- append-provider: the WebGPU adapter, and what the model needs from it.
+  enter(Stage::append_provider);
+  if (path_.uses_gpu) {
+    PARITY_ASSIGN_OR_RETURN(
+        gpu, call(host, "adapter", {{"fault", fault_for(Stage::append_provider)}}, Stage::append_provider));
+    if (!gpu.value("gpu", false))
+      return web_error(label, ErrorKind::unavailable, Stage::append_provider,
+                       "this Chromium exposes no navigator.gpu (WebGPU is off)",
+                       "Parity passes --enable-unsafe-webgpu; a custom --chromium may need more flags");
+    if (!gpu.contains("adapter") || gpu["adapter"].is_null())
+      return web_error(label, ErrorKind::unavailable, Stage::append_provider,
+                       "navigator.gpu.requestAdapter() returned null: no WebGPU adapter",
+                       "without a GPU Chromium uses SwiftShader; on a GPU machine pass Vulkan flags with "
+                       "--chromium-flag (docs/browser.md)");
+    const json& a = gpu["adapter"];
+    result.adapter = describe_adapter(a);
+    result.properties.emplace_back("adapter.vendor", a.value("vendor", ""));
+    result.properties.emplace_back("adapter.architecture", a.value("architecture", ""));
+    result.properties.emplace_back("adapter.description", a.value("description", ""));
+    result.properties.emplace_back("adapter.is_fallback", a.value("is_fallback", false) ? "yes" : "no");
+    result.properties.emplace_back("adapter.features", join_strings(a.value("features", json::array()), ","));
+    if (a.contains("limits") && a["limits"].is_object())
+      for (auto it = a["limits"].begin(); it != a["limits"].end(); ++it)
+        result.properties.emplace_back("adapter.limits." + it.key(), it.value().dump());
+    const bool has_f16 = has_feature(a, "shader-f16");
+    if (spec_.check_features && !has_f16) {
+      PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(request.model_path));
+      if (info.element_types.count(DType::float16))
+        return web_error(
+            label, ErrorKind::unavailable, Stage::append_provider,
+            "the model uses float16 tensors and this WebGPU adapter (" + result.adapter +
+                ") has no 'shader-f16' feature: onnxruntime-web cannot run fp16 kernels on it (web-jsep "
+                "returns zeros without an error, web-webgpu fails at run)",
+            "run it on web-wasm, export an fp32 model, or use a GPU whose adapter offers shader-f16; "
+            "check=off skips this check to see what onnxruntime-web does");
+    }
+  }
+
+  // --- create-session: from the model's bytes, with this backend's options.
+  enter(Stage::create_session);
+  json ep = path_.ort_ep;
+  if (path_.uses_gpu || !spec_.provider_options.empty()) {
+    ep = {{"name", path_.ort_ep}};
+    for (const auto& [k, v] : spec_.provider_options) ep[k] = option_value(v);
+  }
+  json session_config = json::object();
+  for (const auto& [k, v] : spec_.session_config) session_config[k] = v;
+  if (!spec_.allow_fallback) session_config["session.disable_cpu_ep_fallback"] = "1";
+  json options = {{"executionProviders", json::array({ep})},
+                  {"graphOptimizationLevel", spec_.opt_level},
+                  {"logSeverityLevel", spec_.count_nodes ? 0 : severity_of(log_level)},
+                  {"logVerbosityLevel", 0}};
+  if (!session_config.empty()) options["extra"] = {{"session", session_config}};
+  const std::string model_url = server.publish_file(request.model_path);
+  auto created =
+      call(host, "create",
+           {{"model_url", model_url}, {"options", options}, {"fault", fault_for(Stage::create_session)}},
+           Stage::create_session);
+  server.withdraw(model_url);
+  if (!created.ok()) return created.error();
+  result.create_ms = created->value("create_ms", 0.0);
+  std::map<std::string, int64_t> placed;
+  for (const auto& p : created->value("placement", json::array()))
+    placed[p.value("ep", "")] += p.value("nodes", 0);
+  if (!placed.empty()) {
+    std::string text;
+    int64_t on_cpu = 0, on_gpu = 0;
+    for (const auto& [name, n] : placed) {
+      text += (text.empty() ? "" : ",") + name + ":" + std::to_string(n);
+      (name == "CPUExecutionProvider" ? on_cpu : on_gpu) += n;
+    }
+    result.properties.emplace_back("placement", text);
+    result.nodes_on_backend = path_.uses_gpu ? on_gpu : on_cpu;
+    result.nodes_on_cpu = path_.uses_gpu ? on_cpu : 0;
+    if (path_.uses_gpu && on_gpu > 0 && !placed.count(std::string(path_.provider))) {
+      std::string ran;
+      for (const auto& [name, n] : placed)
+        if (name != "CPUExecutionProvider") ran += (ran.empty() ? "" : ", ") + name;
+      result.notes.push_back("onnxruntime-web " + result.runtime_version + "'s " + std::string(path_.bundle) +
+                             " ran " + ran + ", not " + std::string(path_.provider) +
+                             " (this release predates that path)");
+    }
+  }
+  if (created->contains("device_f16") && !(*created)["device_f16"].is_null())
+    result.properties.emplace_back("device.shader_f16", (*created)["device_f16"].get<bool>() ? "yes" : "no");
+  if (const auto& v = created->value("validation", json::array()); !v.empty())
+    return web_error(label, ErrorKind::error, Stage::create_session,
+                     "WebGPU reported " + std::to_string(v.size()) +
+                         " validation error(s) while creating the session: " + v[0].get<std::string>(),
+                     "the backend produced invalid GPU work; outputs are not trustworthy");
+
+  // --- run: inputs as raw bytes from the server, outputs POSTed back as raw bytes.
+  enter(Stage::run);
+  json inputs = json::array();
+  std::vector<std::string> published;
+  for (const auto& in : request.inputs) {
+    if (!crosses_to_browser(in.tensor.dtype())) {
+      for (const auto& url : published) server.withdraw(url);
+      return web_error(label, ErrorKind::unavailable, Stage::prepare_inputs,
+                       "input '" + in.name + "' is " + std::string(dtype_name(in.tensor.dtype())) +
+                           ", which onnxruntime-web's Tensor does not take",
+                       "use a native backend for this model");
+    }
+    const auto bytes = in.tensor.bytes();
+    published.push_back(
+        server.publish_bytes(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+    inputs.push_back({{"name", in.name},
+                      {"type", std::string(dtype_name(in.tensor.dtype()))},
+                      {"dims", in.tensor.shape()},
+                      {"url", published.back()}});
+  }
+  const std::string slot = server.open_slot();
+  auto ran = call(
+      host, "run",
+      {{"inputs", inputs},
+       {"outputs", request.output_names},
+       {"warmup", request.warmup_runs},
+       {"upload", slot},
+       {"fault", fault_for(Stage::run).is_null() ? fault_for(Stage::read_output) : fault_for(Stage::run)}},
+      Stage::run);
+  for (const auto& url : published) server.withdraw(url);
+  std::map<int, std::string> uploaded = server.take_slot(slot);
+  if (!ran.ok()) return ran.error();
+  result.run_ms = ran->value("run_ms", 0.0);
+  if (const auto& v = ran->value("validation", json::array()); !v.empty())
+    return web_error(label, ErrorKind::error, Stage::run,
+                     "WebGPU reported " + std::to_string(v.size()) +
+                         " validation error(s) during the run: " + v[0].get<std::string>(),
+                     "the backend produced invalid GPU work (commonly a shader the adapter cannot compile); "
+                     "outputs are not trustworthy");
+  if (const auto lost = ran->value("device_lost", json()); lost.is_string())
+    return web_error(label, ErrorKind::crashed, Stage::run,
+                     "the WebGPU device was lost during the run (" + lost.get<std::string>() + ")",
+                     "a GPU process crash or driver reset; results after it are not trustworthy");
+
+  // --- read-output: bytes back into tensors.
+  enter(Stage::read_output);
+  const auto& outs = ran->value("outputs", json::array());
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    const json& o = outs[i];
+    const std::string name = o.value("name", "");
+    const auto dtype = dtype_from_name(o.value("type", ""));
+    if (!dtype || !crosses_to_browser(*dtype))
+      return web_error(label, ErrorKind::unavailable, Stage::read_output,
+                       "output '" + name + "' has type " + o.value("type", std::string("?")) +
+                           ", which Parity cannot read back from onnxruntime-web",
+                       "use a native backend for this model");
+    auto it = uploaded.find(static_cast<int>(i));
+    if (it == uploaded.end())
+      return web_error(label, ErrorKind::internal, Stage::read_output,
+                       "output '" + name + "' was not uploaded by the page", "a bug in Parity's harness");
+    Shape shape = o.value("dims", Shape{});
+    std::vector<std::byte> bytes(it->second.size());
+    if (!bytes.empty()) std::memcpy(bytes.data(), it->second.data(), bytes.size());
+    auto tensor = Tensor::from_bytes(*dtype, std::move(shape), std::move(bytes));
+    if (!tensor.ok())
+      return web_error(label, ErrorKind::error, Stage::read_output,
+                       "output '" + name + "': " + tensor.error().message,
+                       "onnxruntime-web returned a buffer that does not match the output's dims");
+    result.outputs.push_back({name, std::move(tensor).value()});
+  }
+  std::vector<std::string> wanted = request.output_names;
+  if (wanted.empty()) wanted = created->value("output_names", std::vector<std::string>{});
+  for (const auto& name : wanted)
+    if (std::none_of(result.outputs.begin(), result.outputs.end(),
+                     [&](const auto& t) { return t.name == name; }))
+      return web_error(label, ErrorKind::error, Stage::read_output,
+                       "onnxruntime-web returned no tensor for output '" + name + "'",
+                       "session.run() resolved without every requested output");
+  (void)call(host, "release", json::object(), Stage::read_output);
+  return std::move(result);
+}
+
+Result<std::unique_ptr<WebBackend>> make_web_backend(const BackendSpec& spec, BrowserPool& pool,
+                                                     WebRunControl control) {
+  const auto path = web_path_for(spec.ep);
+  const std::string label = spec.label.empty() ? spec.ep : spec.label;
+  if (!path)
+    return web_error(label, ErrorKind::unavailable, Stage::none, "'" + spec.ep + "' is not a browser backend",
+                     "browser backends: web-wasm, web-jsep, web-webgpu");
+  if (const auto& f = control.test_fault) {
+    const bool ok = f->action == FaultAction::segv || f->action == FaultAction::hang ||
+                    f->action == FaultAction::abort ||
+                    (f->action == FaultAction::null_result && f->stage == Stage::read_output) ||
+                    (f->action == FaultAction::device_lost && f->stage == Stage::run);
+    if (!ok)
+      return web_error(
+          label, ErrorKind::bad_input, Stage::parse_args,
+          "test fault " + std::string(to_string(f->stage)) + " is not one a browser backend can perform",
+          "browser backends take segv, hang and abort at any stage, null at read-output and "
+          "device-lost at run; oom needs a real model over the 4 GiB wasm heap");
+  }
+  return std::make_unique<WebBackend>(spec, *path, pool, std::move(control));
+}
+
+Result<std::unique_ptr<Backend>> make_standalone_web_backend(const BackendSpec& spec) {
+  auto fault = test_fault_from_env();
+  if (!fault.ok()) return fault.error();
+  auto pool = std::make_unique<BrowserPool>();
+  WebRunControl control;
+  control.test_fault = *fault;
+  auto backend = make_web_backend(spec, *pool, control);
+  if (!backend.ok()) return backend.error();
+  (*backend)->owned_pool_ = std::move(pool);
+  return std::unique_ptr<Backend>(std::move(backend).value());
+}
+
+}  // namespace parity::backend::browser

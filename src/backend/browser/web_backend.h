@@ -1,0 +1,73 @@
+// backend/browser/web_backend.h: the browser backends, web-wasm, web-jsep and web-webgpu:
+// onnxruntime-web in headless Chromium, driven over CDP, with tensors crossing as raw bytes
+// through the host's WebServer.
+//
+// One run: lease a browser from the pool (started once, reused), load the harness page with the
+// path's bundle if the page does not have it yet, check the WebGPU adapter (and refuse fp16
+// models on one without shader-f16), create an InferenceSession from the model's bytes, run it,
+// download the outputs, release the session. Every failure is a parity::Error with this
+// backend's label and the stage it happened in; a timeout, a renderer crash or an interruption
+// marks the browser broken, so it is killed and the next run starts a fresh one.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "backend/backend.h"
+#include "backend/browser/browser_pool.h"
+#include "backend/browser/ort_web_dist.h"
+#include "backend/test_fault.h"
+
+namespace parity::backend::browser {
+
+struct WebRunControl {
+  double timeout_s = 600;               // whole run, browser start to outputs
+  std::optional<TestFault> test_fault;  // PARITY_TEST_FAULT for this backend, done in the page
+};
+
+class WebBackend final : public Backend {
+ public:
+  // `pool` must outlive the backend. spec.ep must name a web path (see web_path_for()).
+  WebBackend(BackendSpec spec, WebPathInfo path, BrowserPool& pool, WebRunControl control);
+  ~WebBackend() override;
+
+  const BackendSpec& spec() const override { return spec_; }
+  Result<RunResult> run(const RunRequest& request, const StageObserver& observe) override;
+
+  // What the last run left for a report: the page's console lines, ORT's newest log lines and
+  // Chromium's own stderr tail (the browser equivalent of a worker's log).
+  const std::string& log() const { return log_; }
+
+ private:
+  struct Call;
+  Result<RunResult> run_leased(BrowserHost& host, const RunRequest& request, const StageObserver& observe,
+                               RunResult& result);
+  Result<nlohmann::json> call(BrowserHost& host, const std::string& function, const nlohmann::json& args,
+                              Stage stage);
+  void collect_log(BrowserHost& host, std::size_t console_mark);
+  double seconds_left() const;
+  nlohmann::json fault_for(Stage stage) const;
+  void crash_if_asked(BrowserHost& host, Stage stage);
+
+  BackendSpec spec_;
+  WebPathInfo path_;
+  BrowserPool& pool_;
+  WebRunControl control_;
+  std::unique_ptr<BrowserPool> owned_pool_;
+  double deadline_ = 0;  // steady-clock seconds
+  std::string log_;
+
+  friend Result<std::unique_ptr<Backend>> make_standalone_web_backend(const BackendSpec& spec);
+};
+
+// A web backend on `pool`; unavailable/bad_input Errors for a non-web EP or a fault the browser
+// cannot perform.
+Result<std::unique_ptr<WebBackend>> make_web_backend(const BackendSpec& spec, BrowserPool& pool,
+                                                     WebRunControl control);
+
+// The registry's form (create_backend): a backend with a private pool and the test fault from
+// PARITY_TEST_FAULT, for callers outside a BackendRunner.
+Result<std::unique_ptr<Backend>> make_standalone_web_backend(const BackendSpec& spec);
+
+}  // namespace parity::backend::browser

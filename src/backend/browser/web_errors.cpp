@@ -1,0 +1,75 @@
+#include "backend/browser/web_errors.h"
+
+#include <array>
+#include <regex>
+
+namespace parity::backend::browser {
+namespace {
+
+struct Rule {
+  const char* pattern;  // ECMAScript regex, case-insensitive, searched in the message
+  ErrorKind kind;
+  const char* hint;
+};
+
+// First match wins; order from specific to general.
+const std::array<Rule, 8> kRules{{
+    {R"(requires f16 but the device does not support it|shader-f16)", ErrorKind::unavailable,
+     "this WebGPU adapter has no 'shader-f16' feature, so fp16 kernels cannot run; use web-wasm, an fp32 "
+     "model, or a GPU whose adapter offers shader-f16"},
+    {R"(std::bad_alloc|out of memory|\boom\b|array buffer allocation failed|could not allocate memory|)"
+     R"(maximum memory size exceeded|cannot enlarge memory)",
+     ErrorKind::oom,
+     "the wasm heap is limited to 4 GiB (wasm32); use smaller inputs, or a backend with more memory"},
+    {R"(exceeds the max buffer size limit|maxBufferSize|maxStorageBufferBindingSize|)"
+     R"(exceeds the max storage buffer)",
+     ErrorKind::oom,
+     "a tensor is larger than this WebGPU adapter's buffer limits (see the adapter's limits in the report); "
+     "use smaller inputs or tile them"},
+    {R"(device (was )?lost|device was destroyed|devicelost)", ErrorKind::crashed,
+     "the WebGPU device was lost (GPU process crash, driver reset or device.destroy()); results after it "
+     "are not trustworthy"},
+    {R"(failed to fetch dynamically imported module|importing a module script failed)",
+     ErrorKind::unavailable,
+     "the onnxruntime-web bundle could not be loaded; check --ort-web-dir / --ort-web-version"},
+    {R"(no available backend found|backend not found|webgpu is not supported|navigator\.gpu|)"
+     R"(failed to get gpu adapter|no (webgpu )?adapter|webgpu.*not available)",
+     ErrorKind::unavailable,
+     "onnxruntime-web could not start this execution path here (the message says why); for WebGPU, "
+     "Parity starts Chromium with --enable-unsafe-webgpu (SwiftShader without a GPU)"},
+    {R"(could not find an implementation|not implemented|unsupported (data )?type|is not supported)",
+     ErrorKind::unavailable, "onnxruntime-web has no kernel for this; try another web backend or opset"},
+    {R"(webgpu validation|validation error)", ErrorKind::error,
+     "the backend produced invalid GPU work; outputs after it are not trustworthy"},
+}};
+
+}  // namespace
+
+Error classify_page_failure(std::string_view label, Stage stage, const PageFailure& failure) {
+  Error e;
+  e.backend = std::string(label);
+  e.stage = stage;
+  if (failure.numeric) {
+    e.kind = ErrorKind::error;
+    e.message = "onnxruntime-web threw the bare number " + failure.message +
+                ": a C++ exception escaped its wasm module, which exposes no text for it";
+    e.hint =
+        "rerun with " + std::string(label) +
+        ":log=verbose; ORT's own log lines (kept in the report's worker log) usually name the failing node";
+    return e;
+  }
+  e.message = failure.message;
+  for (const Rule& rule : kRules) {
+    if (std::regex_search(failure.message,
+                          std::regex(rule.pattern, std::regex::icase | std::regex::ECMAScript))) {
+      e.kind = rule.kind;
+      e.hint = rule.hint;
+      return e;
+    }
+  }
+  e.kind = ErrorKind::error;
+  e.hint = "the message is onnxruntime-web's own; the ORT log lines in the report's worker log give context";
+  return e;
+}
+
+}  // namespace parity::backend::browser

@@ -1,0 +1,200 @@
+#include "backend/browser/web_server.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <vector>
+
+#include "backend/browser/harness_source.h"
+
+namespace parity::backend::browser {
+namespace {
+
+constexpr const char* kPage =
+    "<!doctype html>\n<meta charset=\"utf-8\">\n<title>parity harness</title>\n"
+    "<script type=\"module\" src=\"/parity/harness.mjs\"></script>\n";
+
+constexpr std::size_t kFileChunk = 1 << 20;
+
+Error server_error(std::string message) {
+  Error e = make_error(ErrorKind::error, Stage::create_env, std::move(message),
+                       "Parity serves the page on 127.0.0.1; check that loopback networking works");
+  e.backend = "browser";
+  return e;
+}
+
+}  // namespace
+
+WebServer::WebServer() : server_(std::make_unique<httplib::Server>()) {
+  std::random_device rd;
+  token_salt_[0] = (uint64_t{rd()} << 32) ^ rd();
+  token_salt_[1] = (uint64_t{rd()} << 32) ^ rd();
+}
+
+Result<std::unique_ptr<WebServer>> WebServer::start() {
+  std::unique_ptr<WebServer> s(new WebServer());
+  s->install_routes();
+  const int port = s->server_->bind_to_any_port("127.0.0.1");
+  if (port <= 0) return server_error("cannot bind an HTTP port on 127.0.0.1");
+  s->origin_ = "http://127.0.0.1:" + std::to_string(port);
+  httplib::Server* raw = s->server_.get();
+  s->thread_ = std::thread([raw] { raw->listen_after_bind(); });
+  for (int i = 0; i < 200 && !raw->is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  if (!raw->is_running()) return server_error("the HTTP server on " + s->origin_ + " did not start");
+  return s;
+}
+
+WebServer::~WebServer() {
+  server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string WebServer::harness_url() const { return origin_ + "/parity/page.html"; }
+
+std::string WebServer::token() {
+  // Unguessable by other local processes; unique within this server by the counter.
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t n = ++token_counter_;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx",
+                static_cast<unsigned long long>(token_salt_[0] ^ (n * 0x9E3779B97F4A7C15ull)),
+                static_cast<unsigned long long>(token_salt_[1] + n));
+  return buf;
+}
+
+void WebServer::install_routes() {
+  httplib::Server& s = *server_;
+  // Cross-origin isolation for SharedArrayBuffer (threaded wasm); CORP so workers may load.
+  s.set_default_headers({{"Cross-Origin-Opener-Policy", "same-origin"},
+                         {"Cross-Origin-Embedder-Policy", "require-corp"},
+                         {"Cross-Origin-Resource-Policy", "same-origin"}});
+  s.set_file_extension_and_mimetype_mapping("mjs", "text/javascript");
+  s.set_file_extension_and_mimetype_mapping("js", "text/javascript");
+  s.set_file_extension_and_mimetype_mapping("wasm", "application/wasm");
+  s.set_keep_alive_max_count(1000);
+
+  s.Get("/parity/page.html", [](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(kPage, "text/html; charset=utf-8");
+  });
+  s.Get("/parity/harness.mjs", [](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(std::string(kHarnessSource), "text/javascript");
+  });
+  s.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
+
+  s.Get(R"(/blob/([0-9a-f]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    Blob blob;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = blobs_.find(req.matches[1]);
+      if (it == blobs_.end()) {
+        res.status = 404;
+        return;
+      }
+      blob = it->second;
+    }
+    res.set_header("Cache-Control", "no-store");
+    if (blob.path.empty()) {
+      auto bytes = blob.bytes;
+      res.set_content_provider(bytes->size(), "application/octet-stream",
+                               [bytes](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                                 return sink.write(bytes->data() + offset, length);
+                               });
+      return;
+    }
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(blob.path, ec);
+    auto in = std::make_shared<std::ifstream>(blob.path, std::ios::binary);
+    if (ec || !*in) {
+      res.status = 404;
+      return;
+    }
+    res.set_content_provider(static_cast<std::size_t>(size), "application/octet-stream",
+                             [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                               std::vector<char> buf(std::min(length, kFileChunk));
+                               in->seekg(static_cast<std::streamoff>(offset));
+                               in->read(buf.data(), static_cast<std::streamsize>(buf.size()));
+                               const auto got = static_cast<std::size_t>(in->gcount());
+                               return got > 0 && sink.write(buf.data(), got);
+                             });
+  });
+
+  s.Post(R"(/out/([0-9a-f]+)/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = slots_.find(req.matches[1]);
+    if (it == slots_.end()) {
+      res.status = 404;
+      return;
+    }
+    it->second[std::stoi(req.matches[2])] = req.body;
+    res.status = 204;
+  });
+
+  s.set_logger([this](const httplib::Request&, const httplib::Response& res) {
+    if (res.status != 404) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    ++not_found_;
+  });
+}
+
+std::string WebServer::mount(const std::string& dir) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = mounts_.find(dir); it != mounts_.end()) return it->second;
+  }
+  std::string prefix;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    prefix = "/ort/" + std::to_string(mounts_.size());
+    mounts_[dir] = prefix + "/";
+  }
+  server_->set_mount_point(prefix, dir, {{"Cache-Control", "max-age=86400, immutable"}});
+  return prefix + "/";
+}
+
+std::string WebServer::publish_file(const std::string& path) {
+  const std::string t = token();
+  std::lock_guard<std::mutex> lock(mu_);
+  blobs_[t] = Blob{path, nullptr};
+  return "/blob/" + t;
+}
+
+std::string WebServer::publish_bytes(std::string bytes) {
+  const std::string t = token();
+  std::lock_guard<std::mutex> lock(mu_);
+  blobs_[t] = Blob{{}, std::make_shared<const std::string>(std::move(bytes))};
+  return "/blob/" + t;
+}
+
+void WebServer::withdraw(const std::string& url) {
+  const auto slash = url.rfind('/');
+  std::lock_guard<std::mutex> lock(mu_);
+  blobs_.erase(url.substr(slash + 1));
+}
+
+std::string WebServer::open_slot() {
+  const std::string t = token();
+  std::lock_guard<std::mutex> lock(mu_);
+  slots_[t];
+  return "/out/" + t;
+}
+
+std::map<int, std::string> WebServer::take_slot(const std::string& slot) {
+  const auto slash = slot.rfind('/');
+  std::lock_guard<std::mutex> lock(mu_);
+  auto node = slots_.extract(slot.substr(slash + 1));
+  return node.empty() ? std::map<int, std::string>{} : std::move(node.mapped());
+}
+
+int WebServer::not_found_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return not_found_;
+}
+
+}  // namespace parity::backend::browser
