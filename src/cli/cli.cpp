@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/verb.h"
+#include "core/interrupt.h"
 #include "parity/version.h"
 
 namespace parity::cli {
@@ -42,8 +43,17 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);  // prints help or the error; never exits the process
     return e.get_exit_code() == 0 ? kExitOk : (code == 0 ? kExitOk : kExitUsage);
   }
-  for (auto& [cmd, runner] : runners)
-    if (cmd->parsed()) return runner();
+  // Ctrl-C/SIGTERM unwind through the RAII owners of workers, browsers and temp folders.
+  install_interrupt_handlers();
+  for (auto& [cmd, runner] : runners) {
+    if (!cmd->parsed()) continue;
+    const int code = runner();
+    if (interrupted()) {
+      std::fprintf(stderr, "parity: interrupted; workers and browsers were shut down\n");
+      return 128 + interrupt_signal();
+    }
+    return code;
+  }
   return kExitUsage;
 }
 

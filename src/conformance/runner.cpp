@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "core/interrupt.h"
 #include "parity/version.h"
 
 namespace parity::conformance {
@@ -107,7 +108,7 @@ Result<ConformanceReport> run_conformance(const ConformanceOptions& options,
   auto worker = [&] {
     for (;;) {
       const std::size_t k = next.fetch_add(1);
-      if (k >= total) return;
+      if (k >= total || interrupted()) return;
       const std::size_t ti = k / nb, bi = k % nb;
       Outcome o = run_one(options, runner, cases[ti], options.backends[bi]);
       std::lock_guard<std::mutex> lock(mu);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/child_process.h"
+#include "core/interrupt.h"
 #include "core/json_io.h"
 #include "isolate/frame_io.h"
 #include "isolate/protocol.h"
@@ -114,7 +115,7 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   std::vector<NamedTensor> outputs;
   std::optional<backend::RunResult> result;
   std::optional<Error> reported;
-  bool reply_open = true, log_open = true, timed_out = false, over_memory = false;
+  bool reply_open = true, log_open = true, timed_out = false, over_memory = false, stopped = false;
   uint64_t peak_rss = 0;
   const auto deadline =
       t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
@@ -122,6 +123,10 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   while (reply_open && !result && !reported) {
     if (Clock::now() >= deadline) {
       timed_out = true;
+      break;
+    }
+    if (interrupted()) {
+      stopped = true;
       break;
     }
     pollfd fds[2] = {{child.reply_fd(), POLLIN, 0},
@@ -181,7 +186,7 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
     }
   }
 
-  if (timed_out || over_memory) child.kill_group(SIGKILL);
+  if (timed_out || over_memory || stopped) child.kill_group(SIGKILL);
   // After a reply the worker exits by itself; give it the rest of the deadline, then kill it.
   std::optional<ExitStatus> status;
   while (!(status = child.try_wait())) {
@@ -197,6 +202,12 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   append_log(out.worker_log, child.log_fd());
 
   const std::string stage_name(to_string(out.last_stage));
+  if (stopped) {
+    Error e =
+        make_error(ErrorKind::interrupted, out.last_stage,
+                   "interrupted in stage " + stage_name + "; worker killed", "rerun to get this result");
+    return finish(with_backend(std::move(e), spec.label));
+  }
   if (over_memory) {
     Error e = make_error(ErrorKind::oom, out.last_stage,
                          "worker resident memory reached " + std::to_string(peak_rss >> 20) +

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/interrupt.h"
 #include "model/tensor_proto.h"
 #include "parity/version.h"
 
@@ -139,7 +140,7 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
   isolate::BackendRunner& runner = isolate::runner_or(options.runner, own_runner);
   std::vector<std::vector<NamedTensor>> reference_outputs;  // per sample
   std::optional<Error> reference_error;
-  for (std::size_t bi = 0; bi < order.size(); ++bi) {
+  for (std::size_t bi = 0; bi < order.size() && !interrupted(); ++bi) {
     const auto& spec = order[bi];
     BackendReport br;
     br.name = spec.label;
@@ -168,7 +169,10 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
       br.nodes_on_cpu = result.nodes_on_cpu;
       br.create_ms = std::max(br.create_ms, result.create_ms);
       br.run_ms = std::max(br.run_ms, result.run_ms);
-      if (s == 0) br.notes = result.notes;
+      if (s == 0) {
+        br.notes = result.notes;
+        br.properties = result.properties;
+      }
       if (options.save_io) {
         const auto set = *options.save_io / ("test_data_set_" + std::to_string(s));
         if (br.is_reference) {

@@ -66,7 +66,8 @@ struct BackendReport {
   double create_ms = 0, run_ms = 0, wall_ms = 0;  // worst sample's run; wall = all workers
   std::vector<OutputReport> outputs;
   std::vector<std::string> notes;
-  std::string worker_log;  // tail of the failing worker's log, for the JSON
+  backend::KeyValues properties;  // the first sample's RunResult::properties (adapter, bundle, ...)
+  std::string worker_log;         // tail of the failing worker's log, for the JSON
 };
 
 struct ProbeReport {

@@ -91,6 +91,8 @@ json probe_to_json(const probe::ProbeReport& r) {
   for (const auto& b : r.backends) {
     json outs = json::array();
     for (const auto& o : b.outputs) outs.push_back(output_to_json(o));
+    json properties = json::object();
+    for (const auto& [k, v] : b.properties) properties[k] = v;
     json jb = {{"name", b.name},
                {"ep", b.ep},
                {"role", b.is_reference ? "reference" : "target"},
@@ -102,6 +104,7 @@ json probe_to_json(const probe::ProbeReport& r) {
                {"nodes_on_cpu", b.nodes_on_cpu < 0 ? json(nullptr) : json(b.nodes_on_cpu)},
                {"timing_ms", {{"create_session", b.create_ms}, {"run", b.run_ms}, {"wall", b.wall_ms}}},
                {"notes", b.notes},
+               {"properties", properties},
                {"outputs", outs}};
     if (b.error && !b.worker_log.empty()) jb["worker_log"] = b.worker_log;
     backends.push_back(std::move(jb));

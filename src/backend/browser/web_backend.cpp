@@ -87,6 +87,8 @@ std::string describe_adapter(const json& a) {
   return s + " [" + joined + "]";
 }
 
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 std::string join_strings(const json& list, const char* sep) {
   std::string out;
   for (const auto& v : list)
@@ -292,7 +294,7 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
             label, ErrorKind::unavailable, Stage::append_provider,
             "the model uses float16 tensors and this WebGPU adapter (" + result.adapter +
                 ") has no 'shader-f16' feature: onnxruntime-web cannot run fp16 kernels on it (web-jsep "
-                "returns zeros without an error, web-webgpu fails at run)",
+                "computes zeros, its shaders failing WebGPU validation; web-webgpu fails at run)",
             "run it on web-wasm, export an fp32 model, or use a GPU whose adapter offers shader-f16; "
             "check=off skips this check to see what onnxruntime-web does");
     }
@@ -346,10 +348,11 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   if (created->contains("device_f16") && !(*created)["device_f16"].is_null())
     result.properties.emplace_back("device.shader_f16", (*created)["device_f16"].get<bool>() ? "yes" : "no");
   if (const auto& v = created->value("validation", json::array()); !v.empty())
-    return web_error(label, ErrorKind::error, Stage::create_session,
-                     "WebGPU reported " + std::to_string(v.size()) +
-                         " validation error(s) while creating the session: " + v[0].get<std::string>(),
-                     "the backend produced invalid GPU work; outputs are not trustworthy");
+    return web_error(
+        label, ErrorKind::error, Stage::create_session,
+        "WebGPU reported " + std::to_string(v.size()) +
+            " validation error(s) while creating the session: " + first_line(v[0].get<std::string>()),
+        "the backend produced invalid GPU work; outputs are not trustworthy");
 
   // --- run: inputs as raw bytes from the server, outputs POSTed back as raw bytes.
   enter(Stage::run);
@@ -387,7 +390,7 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   if (const auto& v = ran->value("validation", json::array()); !v.empty())
     return web_error(label, ErrorKind::error, Stage::run,
                      "WebGPU reported " + std::to_string(v.size()) +
-                         " validation error(s) during the run: " + v[0].get<std::string>(),
+                         " validation error(s) during the run: " + first_line(v[0].get<std::string>()),
                      "the backend produced invalid GPU work (commonly a shader the adapter cannot compile); "
                      "outputs are not trustworthy");
   if (const auto lost = ran->value("device_lost", json()); lost.is_string())
