@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "backend/browser/repro_page.h"
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
 #include "parity/version.h"
@@ -127,6 +128,8 @@ class Bisector {
     if (r.result.ok() && report_.ort_version.empty()) report_.ort_version = r.result->runtime_version;
     if (r.result.ok() && &spec == &options_.target && !r.result->adapter.empty())
       report_.adapter = r.result->adapter;
+    if (r.result.ok() && &spec == &options_.target && report_.target_properties.empty())
+      report_.target_properties = r.result->properties;
     return r;
   }
 
@@ -457,7 +460,8 @@ Status Bisector::write_repro() {
      << "`, born here: " << (fd.born_here ? "yes" : "no") << "\n"
      << "- isolated model: " << iso.nodes.size() << " node(s) (" << iso.note << ")\n"
      << "- measured error (target vs reference on model.onnx): " << measured << "\n"
-     << "- ONNX Runtime: " << report_.ort_version << "\n"
+     << (backend::is_web_backend(options_.target.ep) ? "- onnxruntime-web: " : "- ONNX Runtime: ")
+     << report_.ort_version << "\n"
      << "- backend: `" << options_.target_text << "` (EP " << options_.target.ep << ", opt "
      << options_.target.opt_level << ", fallback " << (options_.target.allow_fallback ? "on" : "off") << ")\n"
      << "- provider options: " << (provider.empty() ? "none" : provider) << "\n"
@@ -474,6 +478,33 @@ Status Bisector::write_repro() {
      << "exits 1 while the target still diverges, 0 once it is fixed. Found with:\n\n"
      << "```\n"
      << cmd << "\n```\n";
+  if (const auto web = backend::browser::web_path_for(options_.target.ep)) {
+    std::string version, browser;
+    for (const auto& [k, v] : report_.target_properties) {
+      if (k == "ort_web.version") version = v;
+      if (k == "browser.version") browser = v;
+    }
+    backend::browser::ReproPage page{
+        *web, version,
+        std::string(fd.op_type) + " node `" + fd.node + "` diverges on " + options_.target.label, iso_inputs_,
+        iso_expected_};
+    if (options_.tolerance) {
+      page.atol = options_.tolerance->atol;
+      page.rtol = options_.tolerance->rtol;
+    }
+    const std::string html = backend::browser::render_repro_page(page);
+    md << "\n## In a browser, without Parity\n\n"
+       << "Measured with onnxruntime-web " << (version.empty() ? "?" : version) << " (`" << web->bundle
+       << "`)" << (browser.empty() ? "" : " in " + browser) << ".\n";
+    if (!html.empty()) {
+      std::ofstream(dir / "repro.html") << html;
+      md << "`repro.html` loads the same release from jsDelivr and runs `model.onnx` on the embedded inputs "
+            "(for the upstream issue): serve this folder with `python3 -m http.server` and open "
+            "http://localhost:8000/repro.html; it prints STILL FAILS while the bug is there.\n";
+    } else {
+      md << "(no repro.html: the tensors are too large or of a type the page cannot embed)\n";
+    }
+  }
   std::ofstream(dir / "README.md") << md.str();
   report_.repro_dir = dir;
   return ok_status();

@@ -87,11 +87,12 @@ struct BisectReport {
   uint64_t seed = 0;
   std::string ort_version;
   std::string adapter;
-  bool final_mismatch = false;        // the plain target run disagrees on a graph output
-  bool exposure_reproduces = true;    // the exposed run shows the final mismatch too
-  std::string method = "exposed";     // exposed | extracted (fallback)
-  std::vector<std::string> notes;     // human lines: "the exposed run crashed ...", "weight path ..."
-  std::vector<TensorReport> tensors;  // topological order
+  backend::KeyValues target_properties;  // the target's RunResult::properties (browser: bundle, version)
+  bool final_mismatch = false;           // the plain target run disagrees on a graph output
+  bool exposure_reproduces = true;       // the exposed run shows the final mismatch too
+  std::string method = "exposed";        // exposed | extracted (fallback)
+  std::vector<std::string> notes;        // human lines: "the exposed run crashed ...", "weight path ..."
+  std::vector<TensorReport> tensors;     // topological order
   std::optional<FirstDivergent> first_divergent;
   std::vector<std::string> path;  // tensor names from a graph input to the culprit
   Isolation isolation;

@@ -2,7 +2,8 @@
 // environment, expected exit code and per-backend verdicts). Adding a case needs no C++.
 // Placeholders in args/env: {models} generated test models, {third_party} bootstrap folder,
 // {source} repository root, {tmp} a fresh temp dir, {mock_icd} a Vulkan ICD manifest for
-// Chromium's mock driver (no usable adapter).
+// Chromium's mock driver (no usable adapter). Rows may check properties_contain {key: text} on
+// the backend's reported properties (browser backends: placement, bundle, adapter, ...).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -74,6 +75,12 @@ TEST_P(ProbeFixture, MatchesExpectations) {
       bool found = false;
       for (const auto& o : (*row)["outputs"]) found = found || o["failed_rule"] == want["failed_rule"];
       EXPECT_TRUE(found) << "no output failed rule " << want["failed_rule"];
+    }
+    if (want.contains("properties_contain")) {
+      for (const auto& [key, needle] : want["properties_contain"].items()) {
+        SCOPED_TRACE("property " + key);
+        expect_contains((*row)["properties"].value(key, json()), needle);
+      }
     }
     if (want.value("nodes_on_backend_positive", false)) {
       ASSERT_TRUE((*row)["nodes_on_backend"].is_number());
