@@ -82,6 +82,9 @@ TEST(Backends, CheckFindsCpuAndWebgpuUsable) {
   EXPECT_NE(r.output.find("cpu        usable"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("webgpu     usable"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("SwiftShader"), std::string::npos) << r.output;
+  for (const char* web : {"web-wasm   usable", "web-jsep   usable", "web-webgpu usable"})
+    EXPECT_NE(r.output.find(web), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("onnxruntime-web 1.30.0"), std::string::npos) << r.output;
 }
 
 TEST(Cli, HelpTeachesAndExitsZero) {

@@ -31,6 +31,32 @@ TEST(Protocol, RequestRoundTripsSpecAndFault) {
   EXPECT_EQ(decoded->test_fault->action, backend::FaultAction::hang);
 }
 
+TEST(Protocol, BrowserFieldsAndPropertiesRoundTrip) {
+  backend::BackendSpec spec;
+  spec.label = "old";
+  spec.ep = "web-jsep";
+  spec.ort_web = "1.22.0";
+  spec.browser = "/opt/chromium";
+  spec.browser_args = {"--use-vulkan"};
+  spec.log_level = "verbose";
+  spec.check_features = false;
+  auto decoded = decode_request(
+      encode_request(spec, {}, backend::TestFault{Stage::run, backend::FaultAction::device_lost}));
+  ASSERT_TRUE(decoded.ok()) << decoded.error().describe();
+  EXPECT_EQ(decoded->spec.ort_web, "1.22.0");
+  EXPECT_EQ(decoded->spec.browser, "/opt/chromium");
+  EXPECT_EQ(decoded->spec.browser_args, spec.browser_args);
+  EXPECT_EQ(decoded->spec.log_level, "verbose");
+  EXPECT_FALSE(decoded->spec.check_features);
+  EXPECT_EQ(decoded->test_fault->action, backend::FaultAction::device_lost);
+
+  backend::RunResult r;
+  r.properties = {{"placement", "JsExecutionProvider:3"}, {"adapter.features", "subgroups"}};
+  auto back = decode_result(encode_result(r));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->properties, r.properties);
+}
+
 TEST(Protocol, RejectsOtherVersionsAndGarbage) {
   EXPECT_FALSE(decode_request("{\"protocol\": 99}").ok());
   EXPECT_FALSE(decode_request("not json").ok());
