@@ -142,37 +142,40 @@ int run_verify_verb(const VerifyArgs& args) {
 }  // namespace
 
 Verb bisect_verb() {
-  return {"bisect", "find the first tensor where a backend departs from the reference, and write a repro",
-          false, [](CLI::App& cmd) -> VerbRunner {
-            auto args = std::make_shared<BisectArgs>();
-            cmd.description(
-                "Exposes MODEL's intermediate tensors, runs the reference and the target on the same inputs "
-                "(each "
-                "run in its own worker), names the first tensor that diverges and the node that produced it, "
-                "confirms that node on a model holding only it, and with --out writes a repro folder.\n"
-                "Exit status: 0 no divergence, 1 divergence found, 2 bad invocation, 3 the target could not "
-                "run.\n\n"
-                "Examples:\n"
-                "  parity bisect model.onnx --backend webgpu --out repro/\n"
-                "  parity bisect llm.onnx --backend webgpu:opt=basic --dim batch=1 --max-memory 2G --json "
-                "b.json\n"
-                "  parity verify repro/ --backend webgpu");
-            cmd.add_option("model", args->model, "the ONNX model")->required();
-            cmd.add_option("-b,--backend", args->target,
-                           "the backend to bisect, e.g. webgpu or webgpu:opt=basic")
-                ->required();
-            cmd.add_option("--reference", args->reference, "backend spec whose values count as right")
-                ->capture_default_str();
-            add_input_options(cmd, args->inputs);
-            cmd.add_option("--atol", args->atol, "absolute tolerance for every tensor (default: by dtype)");
-            cmd.add_option("--rtol", args->rtol, "relative tolerance for every tensor (default: by dtype)");
-            cmd.add_option("-o,--out", args->out_dir, "write a repro folder for the culprit to DIR");
-            cmd.add_option(
-                "--batch-bytes", args->batch_bytes,
-                "bytes of intermediates one run may expose (default: a quarter of --max-memory, else 1G)");
-            add_common_options(cmd, args->common);
-            return [args] { return run_bisect_verb(*args); };
-          }};
+  return {
+      "bisect", "find the first tensor where a backend departs from the reference, and write a repro", false,
+      [](CLI::App& cmd) -> VerbRunner {
+        auto args = std::make_shared<BisectArgs>();
+        cmd.description(
+            "Exposes MODEL's intermediate tensors, runs the reference and the target on the same inputs "
+            "(each "
+            "run in its own worker; browser backends in one reused Chromium), names the first tensor that "
+            "diverges and the node that produced it, "
+            "confirms that node on a model holding only it, and with --out writes a repro folder.\n"
+            "Exit status: 0 no divergence, 1 divergence found, 2 bad invocation, 3 the target could not "
+            "run.\n\n"
+            "Examples:\n"
+            "  parity bisect model.onnx --backend webgpu --out repro/\n"
+            "  parity bisect llm.onnx --backend webgpu:opt=basic --dim batch=1 --max-memory 2G --json "
+            "b.json\n"
+            "  parity verify repro/ --backend webgpu\n"
+            "  parity bisect model.onnx --backend web-webgpu --out repro/   (onnxruntime-web in Chromium; "
+            "the repro also gets a standalone repro.html)");
+        cmd.add_option("model", args->model, "the ONNX model")->required();
+        cmd.add_option("-b,--backend", args->target, "the backend to bisect, e.g. webgpu or webgpu:opt=basic")
+            ->required();
+        cmd.add_option("--reference", args->reference, "backend spec whose values count as right")
+            ->capture_default_str();
+        add_input_options(cmd, args->inputs);
+        cmd.add_option("--atol", args->atol, "absolute tolerance for every tensor (default: by dtype)");
+        cmd.add_option("--rtol", args->rtol, "relative tolerance for every tensor (default: by dtype)");
+        cmd.add_option("-o,--out", args->out_dir, "write a repro folder for the culprit to DIR");
+        cmd.add_option(
+            "--batch-bytes", args->batch_bytes,
+            "bytes of intermediates one run may expose (default: a quarter of --max-memory, else 1G)");
+        add_common_options(cmd, args->common);
+        return [args] { return run_bisect_verb(*args); };
+      }};
 }
 
 Verb verify_verb() {

@@ -205,6 +205,8 @@ Verb conformance_verb() {
             "timed out/errored (or an expectation broke), 2 bad invocation.\n\n"
             "Examples:\n"
             "  parity conformance --backends cpu,webgpu --json r.json --markdown r.md\n"
+            "  parity conformance --backends web-wasm,web-jsep,web-webgpu --jobs 2   (onnxruntime-web in "
+            "Chromium)\n"
             "  parity conformance --filter 'test_resize*' --filter 'test_layer_norm*' --backends webgpu\n"
             "  parity conformance --backends "
             "new=cpu,old=cpu:ort-lib=third_party/ort-1.29.0/lib/libonnxruntime.so.1\n"

@@ -107,13 +107,19 @@ Verb probe_verb() {
             "Backends: [LABEL=]EP[:KEY=VALUE]... e.g. cpu, webgpu:opt=basic, webgpu:fallback=off,\n"
             "  old=cpu:ort-lib=/path/libonnxruntime.so.1 (keys: opt, fallback, ort-lib, adapter, threads, "
             "nodes,\n"
-            "  so.CONFIG_KEY; any other key is an EP provider option).\n\n"
+            "  so.CONFIG_KEY; any other key is an EP provider option).\n"
+            "Browser backends (onnxruntime-web in headless Chromium): web-wasm, web-jsep, web-webgpu, e.g.\n"
+            "  web-webgpu:layout=NHWC, old=web-jsep:ort-web=1.22.0 (keys: ort-web, opt, threads, layout, "
+            "fallback, "
+            "log, check,\n"
+            "  so.CONFIG_KEY; see docs/browser.md).\n\n"
             "Examples:\n"
             "  parity probe model.onnx --backends cpu,webgpu --dim batch=1\n"
             "  parity probe det.onnx --backends webgpu --input x=photo.png --resize x=640,640 --json "
             "out.json\n"
             "  parity probe llm.onnx --backends webgpu --shape input_ids=1,128 --range input_ids=0,32000 "
-            "--samples 4");
+            "--samples 4\n"
+            "  parity probe sr.onnx --backends cpu,web-wasm,web-jsep,web-webgpu --input x=photo.png");
         cmd.add_option("model", args->model, "the ONNX model")->required();
         cmd.add_option("-b,--backends", args->backends, "comma-separated backend specs")
             ->capture_default_str();

@@ -12,21 +12,10 @@
 #include <string>
 #include <thread>
 
+#include "support/processes.h"
+
 namespace parity::backend::browser {
 namespace {
-
-// Live processes (not zombies) whose command line mentions `needle`.
-int processes_mentioning(const std::string& needle) {
-  int count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(needle) != std::string::npos) ++count;
-  }
-  return count;
-}
 
 class ChromiumSessionTest : public ::testing::Test {
  protected:
@@ -43,7 +32,7 @@ TEST_F(ChromiumSessionTest, EvaluatesConsoleTimeoutAndCleansUp) {
     ChromiumSession& s = **launched;
     profile = s.profile_dir();
     EXPECT_TRUE(std::filesystem::is_directory(profile));
-    EXPECT_GT(processes_mentioning(profile), 0);
+    EXPECT_GT(parity::testing::processes_mentioning(profile), 0);
 
     auto sum = s.evaluate("1+2", 5);
     ASSERT_TRUE(sum.ok()) << sum.error().describe();
@@ -80,10 +69,10 @@ TEST_F(ChromiumSessionTest, EvaluatesConsoleTimeoutAndCleansUp) {
     EXPECT_EQ(*again, 42);
   }
   EXPECT_FALSE(std::filesystem::exists(profile));
-  int left = processes_mentioning(profile);
+  int left = parity::testing::processes_mentioning(profile);
   for (int i = 0; i < 20 && left > 0; ++i) {  // SIGKILL delivery to grandchildren is asynchronous
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    left = processes_mentioning(profile);
+    left = parity::testing::processes_mentioning(profile);
   }
   EXPECT_EQ(left, 0);
 }

@@ -11,24 +11,12 @@
 #include <thread>
 
 #include "core/child_process.h"
+#include "support/processes.h"
 #include "support/run_parity.h"
 
 namespace parity {
 namespace {
 namespace fs = std::filesystem;
-
-// Live processes whose command line mentions `needle` (Chromium's carry its profile path).
-int processes_mentioning(const std::string& needle) {
-  int count = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(needle) != std::string::npos) ++count;
-  }
-  return count;
-}
 
 std::vector<fs::path> profiles_in(const fs::path& dir) {
   std::vector<fs::path> found;
@@ -56,16 +44,16 @@ TEST(BrowserCli, CtrlCShutsChromiumDownAndRemovesItsProfile) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_FALSE(profiles_in(tmp.path()).empty()) << "chromium never started";
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  EXPECT_GT(processes_mentioning(tmp.str()), 0);
+  EXPECT_GT(testing::processes_mentioning(tmp.str()), 0);
   ::kill(child->pid(), SIGINT);
   const ExitStatus status = child->wait();
   EXPECT_FALSE(status.signaled) << "parity must unwind, not die of the signal";
   EXPECT_EQ(status.code, 128 + SIGINT);
   EXPECT_TRUE(profiles_in(tmp.path()).empty()) << "the temporary profile must be removed";
-  int left = processes_mentioning(tmp.str());
+  int left = testing::processes_mentioning(tmp.str());
   for (int i = 0; i < 40 && left > 0; ++i) {  // SIGKILL delivery to Chromium's helpers is asynchronous
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    left = processes_mentioning(tmp.str());
+    left = testing::processes_mentioning(tmp.str());
   }
   EXPECT_EQ(left, 0) << "no Chromium process may outlive parity";
 }

@@ -40,6 +40,7 @@ class BrowserHost {
   // (onnxruntime-web version, threads, cross-origin isolation). WebBackend compares and navigates.
   std::string page_key;
   nlohmann::json page_info;
+  std::string browser_version;  // Browser.getVersion's product, asked once
   // Set after a timeout, crash or interruption: the pool destroys the host instead of reusing it.
   bool broken = false;
   int runs = 0;  // runs served, for reports

@@ -60,6 +60,24 @@ Result<OrtWebDist> locate_ort_web(const std::string& spec) {
   return d;
 }
 
+bool ort_web_takes(DType t) {
+  switch (t) {
+    case DType::float32:
+    case DType::float64:
+    case DType::float16:
+    case DType::int8:
+    case DType::uint8:
+    case DType::int16:
+    case DType::uint16:
+    case DType::int32:
+    case DType::uint32:
+    case DType::int64:
+    case DType::uint64:
+    case DType::boolean: return true;
+    default: return false;
+  }
+}
+
 Status check_bundle(const OrtWebDist& dist, const WebPathInfo& path) {
   std::error_code ec;
   if (fs::is_regular_file(fs::path(dist.dist_dir) / path.bundle, ec)) return ok_status();

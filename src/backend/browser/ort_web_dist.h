@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "parity/dtype.h"
 #include "parity/result.h"
 
 namespace parity::backend::browser {
@@ -43,6 +44,10 @@ struct OrtWebDist {
 // either a package root (with dist/) or the dist folder itself. Errors are unavailable (with
 // the fetch command in the hint) at Stage::load_library.
 Result<OrtWebDist> locate_ort_web(const std::string& spec);
+
+// Element types onnxruntime-web's Tensor takes (its names are ONNX's): the numeric types and bool,
+// not strings, bfloat16, float8, complex or 4-bit types.
+bool ort_web_takes(DType t);
 
 // Checks that `dist` has the bundle of `path`; older releases lack some (1.20 has no wasm bundle).
 Status check_bundle(const OrtWebDist& dist, const WebPathInfo& path);

@@ -23,22 +23,8 @@ std::string base64(std::span<const std::byte> bytes) {
   return out;
 }
 
-bool embeddable(DType t) {
-  switch (t) {
-    case DType::float32:
-    case DType::float64:
-    case DType::int8:
-    case DType::uint8:
-    case DType::int16:
-    case DType::uint16:
-    case DType::int32:
-    case DType::uint32:
-    case DType::int64:
-    case DType::uint64:
-    case DType::boolean: return true;
-    default: return false;  // float16 would need Float16Array handling in every browser
-  }
-}
+// float16 would need Float16Array handling that not every browser has.
+bool embeddable(DType t) { return ort_web_takes(t) && t != DType::float16; }
 
 nlohmann::json tensors_json(const std::vector<NamedTensor>& tensors, std::size_t& total, bool& ok) {
   nlohmann::json list = nlohmann::json::array();

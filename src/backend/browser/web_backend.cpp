@@ -44,25 +44,6 @@ json option_value(const std::string& v) {
   return v;
 }
 
-// Element types onnxruntime-web's Tensor accepts, by Parity dtype (its names match ONNX's).
-bool crosses_to_browser(DType t) {
-  switch (t) {
-    case DType::float32:
-    case DType::float64:
-    case DType::float16:
-    case DType::int8:
-    case DType::uint8:
-    case DType::int16:
-    case DType::uint16:
-    case DType::int32:
-    case DType::uint32:
-    case DType::int64:
-    case DType::uint64:
-    case DType::boolean: return true;
-    default: return false;
-  }
-}
-
 bool has_feature(const json& adapter, const char* feature) {
   if (!adapter.contains("features") || !adapter["features"].is_array()) return false;
   const json& f = adapter["features"];
@@ -156,10 +137,10 @@ Result<json> WebBackend::call(BrowserHost& host, const std::string& function, co
   return r;
 }
 
-void WebBackend::collect_log(BrowserHost& host, std::size_t console_mark) {
+void WebBackend::collect_log(BrowserHost& host, std::size_t console_mark, bool failed) {
   log_.clear();
   for (const auto& line : host.chromium().console_since(console_mark)) log_ += line + "\n";
-  if (!host.broken) {
+  if (failed && !host.broken) {  // ORT's own lines only matter for a failure (one more round trip)
     auto diag = host.chromium().evaluate("parity.diagnostics()", 5.0);
     if (diag.ok() && diag->is_object()) {
       const auto lines = diag->value("ort_log", json::array());
@@ -195,7 +176,7 @@ Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver
   RunResult result;
   result.properties.emplace_back("browser.reused", lease->reused() ? "yes" : "no");
   auto r = run_leased(host, request, enter, result);
-  collect_log(host, mark);
+  collect_log(host, mark, !r.ok());
   if (!r.ok() && r.error().stage == Stage::none) r.error().stage = stage;
   return r;
 }
@@ -206,10 +187,12 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   WebServer& server = host.server();
   const std::string& label = spec_.label;
 
-  if (auto version =
-          chromium.command("Browser.getVersion", json::object(), seconds_left(), Stage::create_env, true);
-      version.ok())
-    result.properties.emplace_back("browser.version", version->value("product", ""));
+  if (host.browser_version.empty()) {
+    auto version =
+        chromium.command("Browser.getVersion", json::object(), seconds_left(), Stage::create_env, true);
+    if (version.ok()) host.browser_version = version->value("product", "");
+  }
+  result.properties.emplace_back("browser.version", host.browser_version);
 
   // --- load-library: the path's bundle from the chosen onnxruntime-web, one bundle per page.
   enter(Stage::load_library);
@@ -236,7 +219,8 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
       Error e = nav.error();
       e.backend = label;
       e.stage = Stage::create_env;
-      if (e.kind == ErrorKind::timeout || e.kind == ErrorKind::crashed) host.broken = true;
+      if (e.kind == ErrorKind::timeout || e.kind == ErrorKind::crashed || e.kind == ErrorKind::interrupted)
+        host.broken = true;
       return e;
     }
     PARITY_ASSIGN_OR_RETURN(loaded, call(host, "load",
@@ -359,7 +343,7 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   json inputs = json::array();
   std::vector<std::string> published;
   for (const auto& in : request.inputs) {
-    if (!crosses_to_browser(in.tensor.dtype())) {
+    if (!ort_web_takes(in.tensor.dtype())) {
       for (const auto& url : published) server.withdraw(url);
       return web_error(label, ErrorKind::unavailable, Stage::prepare_inputs,
                        "input '" + in.name + "' is " + std::string(dtype_name(in.tensor.dtype())) +
@@ -405,7 +389,7 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
     const json& o = outs[i];
     const std::string name = o.value("name", "");
     const auto dtype = dtype_from_name(o.value("type", ""));
-    if (!dtype || !crosses_to_browser(*dtype))
+    if (!dtype || !ort_web_takes(*dtype))
       return web_error(label, ErrorKind::unavailable, Stage::read_output,
                        "output '" + name + "' has type " + o.value("type", std::string("?")) +
                            ", which Parity cannot read back from onnxruntime-web",

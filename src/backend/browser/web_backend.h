@@ -40,12 +40,11 @@ class WebBackend final : public Backend {
   const std::string& log() const { return log_; }
 
  private:
-  struct Call;
   Result<RunResult> run_leased(BrowserHost& host, const RunRequest& request, const StageObserver& observe,
                                RunResult& result);
   Result<nlohmann::json> call(BrowserHost& host, const std::string& function, const nlohmann::json& args,
                               Stage stage);
-  void collect_log(BrowserHost& host, std::size_t console_mark);
+  void collect_log(BrowserHost& host, std::size_t console_mark, bool failed);
   double seconds_left() const;
   nlohmann::json fault_for(Stage stage) const;
   void crash_if_asked(BrowserHost& host, Stage stage);

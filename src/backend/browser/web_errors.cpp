@@ -43,6 +43,32 @@ const std::array<Rule, 8> kRules{{
      "the backend produced invalid GPU work; outputs after it are not trustworthy"},
 }};
 
+// OrtErrorCode names (onnxruntime_c_api.h); onnxruntime-web prints only the number.
+constexpr std::array<const char*, 12> kOrtCodes{"ORT_OK",
+                                                "ORT_FAIL",
+                                                "ORT_INVALID_ARGUMENT",
+                                                "ORT_NO_SUCHFILE",
+                                                "ORT_NO_MODEL",
+                                                "ORT_ENGINE_ERROR",
+                                                "ORT_RUNTIME_EXCEPTION",
+                                                "ORT_INVALID_PROTOBUF",
+                                                "ORT_MODEL_LOADED",
+                                                "ORT_NOT_IMPLEMENTED",
+                                                "ORT_INVALID_GRAPH",
+                                                "ORT_EP_FAIL"};
+
+// "ERROR_CODE: 6, ..." -> "ERROR_CODE: 6 (ORT_RUNTIME_EXCEPTION), ..."; the code, or -1.
+int name_ort_code(std::string& message) {
+  static const std::regex code(R"(ERROR_CODE: (\d+))");
+  std::smatch m;
+  if (!std::regex_search(message, m, code)) return -1;
+  const int n = std::stoi(m[1]);
+  if (n >= 0 && n < static_cast<int>(kOrtCodes.size()))
+    message.insert(static_cast<std::size_t>(m.position(0) + m.length(0)),
+                   std::string(" (") + kOrtCodes[n] + ")");
+  return n;
+}
+
 }  // namespace
 
 Error classify_page_failure(std::string_view label, Stage stage, const PageFailure& failure) {
@@ -59,6 +85,7 @@ Error classify_page_failure(std::string_view label, Stage stage, const PageFailu
     return e;
   }
   e.message = failure.message;
+  const int code = name_ort_code(e.message);
   for (const Rule& rule : kRules) {
     if (std::regex_search(failure.message,
                           std::regex(rule.pattern, std::regex::icase | std::regex::ECMAScript))) {
@@ -66,6 +93,11 @@ Error classify_page_failure(std::string_view label, Stage stage, const PageFailu
       e.hint = rule.hint;
       return e;
     }
+  }
+  if (code == 9) {  // ORT_NOT_IMPLEMENTED
+    e.kind = ErrorKind::unavailable;
+    e.hint = "onnxruntime-web has no kernel for this here; try another web backend or opset";
+    return e;
   }
   e.kind = ErrorKind::error;
   e.hint = "the message is onnxruntime-web's own; the ORT log lines in the report's worker log give context";
