@@ -63,7 +63,9 @@ Outcome from_error(const backend::BackendSpec& spec, const Error& e) {
         return o;
       }
       o.state = State::not_supported;
-      if (contains_ci(e.message, "fallback to CPU EP has been explicitly disabled"))
+      // Native ORT names the disabled fallback; onnxruntime-web finds the node has no provider.
+      if (contains_ci(e.message, "fallback to CPU EP has been explicitly disabled") ||
+          (contains_ci(e.message, "Provider type for") && contains_ci(e.message, "is not set")))
         o.reason = "EP refused: some node cannot run on " + spec.ep + " (CPU fallback is off)";
       return o;
     default: break;

@@ -89,5 +89,32 @@ TEST_F(WebServerTest, BlobsAndSlotsCarryRawBytes) {
   EXPECT_GE(server_->not_found_count(), 2);
 }
 
+TEST_F(WebServerTest, EmptyTensorsCrossWithAnExplicitZeroLength) {
+  // Zero-element tensors (Split with zero-size splits, Tril on a 0xN matrix) have empty blobs.
+  // Without "Content-Length: 0" a keep-alive fetch() waits for a body forever (found by the ONNX
+  // node suite: nine tests hung on every web backend).
+  client_->set_read_timeout(std::chrono::seconds(5));
+  const std::string url = server_->publish_bytes("");
+  auto got = client_->Get(url);
+  ASSERT_TRUE(got) << httplib::to_string(got.error());
+  EXPECT_EQ(got->status, 200);
+  EXPECT_EQ(got->get_header_value("Content-Length"), "0");
+  EXPECT_TRUE(got->body.empty());
+
+  parity::testing::TempDir dir;
+  std::ofstream(dir / "empty.bin", std::ios::binary);
+  auto file = client_->Get(server_->publish_file((dir / "empty.bin").string()));
+  ASSERT_TRUE(file) << httplib::to_string(file.error());
+  EXPECT_EQ(file->get_header_value("Content-Length"), "0");
+
+  const std::string slot = server_->open_slot();
+  auto posted = client_->Post(slot + "/0", "", "application/octet-stream");
+  ASSERT_TRUE(posted) << httplib::to_string(posted.error());
+  EXPECT_EQ(posted->status, 204);
+  auto taken = server_->take_slot(slot);
+  ASSERT_EQ(taken.count(0), 1u) << "an empty output is still an output";
+  EXPECT_TRUE(taken[0].empty());
+}
+
 }  // namespace
 }  // namespace parity::backend::browser

@@ -13,7 +13,7 @@ struct Rule {
 };
 
 // First match wins; order from specific to general.
-const std::array<Rule, 8> kRules{{
+const std::array<Rule, 9> kRules{{
     {R"(requires f16 but the device does not support it|shader-f16)", ErrorKind::unavailable,
      "this WebGPU adapter has no 'shader-f16' feature, so fp16 kernels cannot run; use web-wasm, an fp32 "
      "model, or a GPU whose adapter offers shader-f16"},
@@ -37,7 +37,15 @@ const std::array<Rule, 8> kRules{{
      ErrorKind::unavailable,
      "onnxruntime-web could not start this execution path here (the message says why); for WebGPU, "
      "Parity starts Chromium with --enable-unsafe-webgpu (SwiftShader without a GPU)"},
-    {R"(could not find an implementation|not implemented|unsupported (data )?type|is not supported)",
+    // With CPU fallback off no provider takes a node the web EP lacks; ORT-web then fails in
+    // its memcpy transformer instead of naming the disabled fallback as native ORT does.
+    {R"(Provider type for \S+ node with name '[^']*' is not set)", ErrorKind::unavailable,
+     "no execution provider took this node: the web EP has no kernel for it and CPU fallback is off "
+     "(fallback=off, conformance's default); fallback=on runs it on wasm"},
+    // JSEP kernels declare their limits when they run ("... is not yet implemented in the WebGPU
+    // AveragePool kernel", "currently only support 2-dimensional conv").
+    {R"(could not find an implementation|not (yet )?implemented|unsupported (data )?type|)"
+     R"(is not (yet )?supported|currently (only|not) support|only \S+ or \S+ are supported)",
      ErrorKind::unavailable, "onnxruntime-web has no kernel for this; try another web backend or opset"},
     {R"(webgpu validation|validation error)", ErrorKind::error,
      "the backend produced invalid GPU work; outputs after it are not trustworthy"},

@@ -100,6 +100,12 @@ void WebServer::install_routes() {
       blob = it->second;
     }
     res.set_header("Cache-Control", "no-store");
+    // httplib sends a zero-length content provider with neither a length nor chunking, and a
+    // keep-alive fetch() then waits for a body forever; an empty body is set explicitly.
+    if (blob.path.empty() && blob.bytes->empty()) {
+      res.set_content("", "application/octet-stream");
+      return;
+    }
     if (blob.path.empty()) {
       auto bytes = blob.bytes;
       res.set_content_provider(bytes->size(), "application/octet-stream",
@@ -113,6 +119,10 @@ void WebServer::install_routes() {
     auto in = std::make_shared<std::ifstream>(blob.path, std::ios::binary);
     if (ec || !*in) {
       res.status = 404;
+      return;
+    }
+    if (size == 0) {
+      res.set_content("", "application/octet-stream");
       return;
     }
     res.set_content_provider(static_cast<std::size_t>(size), "application/octet-stream",
