@@ -33,6 +33,8 @@ constexpr std::array<Family, 2> kFamilies{{
 
 bool is_web_backend(std::string_view ep) { return browser::web_path_for(ep).has_value(); }
 
+bool runs_on_cpu_kernels(std::string_view ep) { return ep == "cpu" || ep == "web-wasm"; }
+
 std::vector<std::string> known_ep_names() {
   std::vector<std::string> names;
   for (const auto& ep : ort::known_eps()) names.emplace_back(ep.short_name);

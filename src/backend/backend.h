@@ -78,6 +78,11 @@ class Backend {
 // Chromium rather than in this process.
 bool is_web_backend(std::string_view ep);
 
+// True where ORT's CPU kernels are the EP under test: "cpu" natively and "web-wasm" (the same
+// kernels compiled to wasm). For these, CPU fallback does not apply and a graph folded to zero
+// kernels still ran CPU code (constant folding).
+bool runs_on_cpu_kernels(std::string_view ep);
+
 using BackendFactory = std::function<Result<std::unique_ptr<Backend>>(const BackendSpec&)>;
 
 // Registry keyed by EP family: "web" claims web-wasm/web-jsep/web-webgpu (onnxruntime-web in

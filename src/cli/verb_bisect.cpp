@@ -46,6 +46,7 @@ std::vector<std::string> command_of(const BisectArgs& a) {
   add("--range", a.inputs.ranges);
   add("--input", a.inputs.inputs);
   add("--resize", a.inputs.resizes);
+  if (!a.inputs.load_io.empty()) c.insert(c.end(), {"--load-io", a.inputs.load_io});
   if (a.atol) c.insert(c.end(), {"--atol", std::to_string(*a.atol)});
   if (a.rtol) c.insert(c.end(), {"--rtol", std::to_string(*a.rtol)});
   if (!a.out_dir.empty()) c.insert(c.end(), {"--out", a.out_dir});

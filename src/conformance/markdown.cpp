@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <map>
 
+#include "backend/backend.h"
+
 namespace parity::conformance {
 namespace {
 
@@ -38,7 +40,7 @@ std::string summary_table(const ConformanceReport& r) {
   for (std::size_t b = 0; b < r.backends.size(); ++b) {
     const auto& info = r.backends[b];
     out += "| " + info.label + " | " + (info.runtime_version.empty() ? "?" : info.runtime_version) + " | " +
-           (info.ep == "cpu" ? "n/a" : (info.allow_fallback ? "on" : "off")) + " | " +
+           (backend::runs_on_cpu_kernels(info.ep) ? "n/a" : (info.allow_fallback ? "on" : "off")) + " | " +
            std::to_string(r.tests.size()) + " |";
     for (State s : kAllStates) out += " " + std::to_string(r.count(b, s)) + " |";
     out += " " + cell(info.adapter.empty() ? "-" : info.adapter) + " |\n";

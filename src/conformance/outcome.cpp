@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "backend/backend.h"
+
 namespace parity::conformance {
 namespace {
 
@@ -57,6 +59,7 @@ Outcome from_error(const backend::BackendSpec& spec, const Error& e) {
     case ErrorKind::timeout: o.state = State::timeout; return o;
     case ErrorKind::unavailable:
       // A capability the adapter lacks is a property of this machine, not of the EP's code.
+      // (ort_guard and the browser backends both put "adapter lacks a feature" in such hints.)
       if (contains_ci(e.message, "does not support it") || contains_ci(e.hint, "adapter lacks a feature")) {
         o.state = State::skipped;
         o.reason = "adapter lacks a feature: " + core_message(e.message);
@@ -121,7 +124,7 @@ Outcome classify(const backend::BackendSpec& spec, const Result<backend::RunResu
   o.nodes_on_cpu = r.nodes_on_cpu;
   o.runtime_version = r.runtime_version;
   o.adapter = r.adapter;
-  if (spec.ep != "cpu" && r.nodes_on_backend == 0) {
+  if (!backend::runs_on_cpu_kernels(spec.ep) && r.nodes_on_backend == 0) {
     o.state = State::not_supported;
     o.reason = "not exercised: " + spec.ep + " ran 0 kernels (" +
                (r.nodes_on_cpu >= 0 ? std::to_string(r.nodes_on_cpu) : std::string("?")) +
@@ -151,9 +154,9 @@ Outcome classify(const backend::BackendSpec& spec, const Result<backend::RunResu
       o.comparison = cmp;
     }
   }
-  if (spec.ep == "cpu" && r.nodes_on_backend == 0)
+  if (backend::runs_on_cpu_kernels(spec.ep) && r.nodes_on_backend == 0)
     o.reason = "graph folded at session creation: 0 kernels ran (outputs still checked)";
-  else if (spec.ep != "cpu" && r.nodes_on_cpu > 0)  // only with fallback on: say what the EP skipped
+  else if (!backend::runs_on_cpu_kernels(spec.ep) && r.nodes_on_cpu > 0)  // only with fallback on: say what the EP skipped
     o.reason = "partly on CPU: " + std::to_string(r.nodes_on_cpu) + " kernel(s) on CPU, " +
                std::to_string(r.nodes_on_backend) + " on " + spec.ep;
   return o;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "backend/backend.h"
+
 namespace parity::report {
 namespace {
 
@@ -15,7 +17,7 @@ std::string ms_text(double ms) {
 
 std::string nodes_text(const probe::BackendReport& b) {
   if (b.nodes_on_backend < 0) return "-";
-  if (b.ep == "cpu" || b.ep == "web-wasm") return std::to_string(b.nodes_on_backend);  // CPU is the EP
+  if (backend::runs_on_cpu_kernels(b.ep)) return std::to_string(b.nodes_on_backend);  // CPU is the EP
   return fmt::format("{}/{}", b.nodes_on_backend, b.nodes_on_cpu < 0 ? 0 : b.nodes_on_cpu);
 }
 

@@ -44,6 +44,11 @@ TEST(OrtErrors, ClassifiesByMessageThenCode) {
        ErrorKind::unavailable},
       {ORT_INVALID_ARGUMENT, "Invalid input name: q", Stage::run, ErrorKind::bad_input},
       {ORT_INVALID_ARGUMENT, "some other argument", Stage::create_session, ErrorKind::error},
+      {ORT_FAIL,
+       "Exception during initialization: transformer_memcpy.cc:253 bool onnxruntime::TransformerMemcpyImpl::"
+       "IsNodeCompatibleWithProvider(const onnxruntime::Node&) const !node_provider_type.empty() was false. "
+       "Provider type for BitShift node with name '' is not set.",
+       Stage::create_session, ErrorKind::unavailable},
       {ORT_EP_FAIL, "kernel exploded", Stage::run, ErrorKind::error},
   };
   for (const Case& c : cases) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "support/fixtures.h"
@@ -82,6 +83,18 @@ TEST_P(BisectFixture, MatchesExpectations) {
   }
   if (expect.contains("max_backend_runs")) {
     EXPECT_LE(report["backend_runs"], expect["max_backend_runs"]);
+  }
+  // "repro_contains": {"README.md": ["needle", ...]}: files of the repro folder --out wrote.
+  const json repro_contains = expect.value("repro_contains", json::object());  // named: items() borrows it
+  for (const auto& [file, needles] : repro_contains.items()) {
+    const std::string path = tmp.str() + "/repro/" + file;
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << "repro folder lacks " << file;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const auto& needle : needles) {
+      const std::string n = testing::expand(needle.get<std::string>(), vars);
+      EXPECT_NE(text.find(n), std::string::npos) << file << " lacks: " << n;
+    }
   }
   const json verifies = expect.contains("verify") && expect["verify"].is_object()
                             ? json::array({expect["verify"]})

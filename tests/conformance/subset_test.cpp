@@ -1,11 +1,14 @@
-// The fixed conformance subset: the real `parity conformance` binary on the real ONNX node tests,
-// on cpu and webgpu (SwiftShader), checked against tests/fixtures/conformance/expected_subset.json.
+// The fixed conformance subsets: the real `parity conformance` binary on the real ONNX node tests,
+// natively on cpu and webgpu (SwiftShader) and in headless Chromium on web-wasm, web-jsep and
+// web-webgpu, checked against tests/fixtures/conformance/expected_subset{,_web}.json.
 // A test that starts to pass, or stops passing, fails here with a line naming it.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <set>
+#include <vector>
 
 #include "conformance/conformance_json.h"
 #include "conformance/test_case.h"
@@ -15,27 +18,47 @@ namespace parity::conformance {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kExpect = std::string(PARITY_FIXTURES) + "/conformance/expected_subset.json";
+// One fixed subset per family of backends; each must keep covering the outcomes it was chosen for.
+struct Subset {
+  const char* name;
+  const char* expect_file;  // under tests/fixtures/conformance/
+  const char* backends;
+  std::vector<State> must_cover;
+};
 
-TEST(ConformanceSubset, StatesMatchTheRecordedExpectations) {
+void PrintTo(const Subset& s, std::ostream* os) { *os << s.name; }
+
+class ConformanceSubset : public ::testing::TestWithParam<Subset> {};
+
+TEST_P(ConformanceSubset, StatesMatchTheRecordedExpectations) {
+  const Subset& subset = GetParam();
   if (!fs::exists(fs::path(kDefaultSuiteDir) / "test_abs"))
     GTEST_SKIP() << "libonnx-testdata not installed (scripts/bootstrap.sh installs it)";
   testing::TempDir dir;
+  const std::string expect = std::string(PARITY_FIXTURES) + "/conformance/" + subset.expect_file;
   const std::string json = fs::path(dir.path()).string() + "/subset.json";
   auto r = testing::run_parity(
-      {"conformance", "--expect", kExpect, "--backends", "cpu,webgpu", "--json", json, "--timeout", "120"},
-      {}, 540);
+      {"conformance", "--expect", expect, "--backends", subset.backends, "--json", json, "--timeout", "120"}, {},
+      540);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("all "), std::string::npos) << r.output;
   auto report = read_report_file(json);
   ASSERT_TRUE(report.ok()) << report.error().describe();
-  // The subset must keep covering every kind of outcome it was chosen for.
   std::set<State> seen;
   for (const auto& t : report->tests)
     for (const auto& o : t.results) seen.insert(o.state);
-  for (State s : {State::passed, State::failed, State::not_supported, State::skipped})
-    EXPECT_TRUE(seen.count(s)) << "no test of the subset is " << to_string(s);
+  for (State s : subset.must_cover) EXPECT_TRUE(seen.count(s)) << "no test of the subset is " << to_string(s);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    , ConformanceSubset,
+    ::testing::Values(
+        Subset{"native", "expected_subset.json", "cpu,webgpu",
+               {State::passed, State::failed, State::not_supported, State::skipped}},
+        // In real headless Chromium with onnxruntime-web 1.30.0 (scripts/bootstrap.sh installs both).
+        Subset{"browser", "expected_subset_web.json", "web-wasm,web-jsep,web-webgpu",
+               {State::passed, State::failed, State::error, State::not_supported, State::skipped}}),
+    [](const ::testing::TestParamInfo<Subset>& p) { return std::string(p.param.name); });
 
 TEST(ConformanceCli, DiffExitsOneOnRegression) {
   testing::TempDir dir;

@@ -48,14 +48,14 @@ TEST(BackendRunner, BrowserTestFaultTravelsWithTheLaunch) {
   if (::access("/usr/lib/chromium/chromium", X_OK) != 0) GTEST_SKIP() << "no chromium";
   BackendRunner runner;
   IsolationLimits limits;
-  limits.timeout_s = 3;
+  limits.timeout_s = 10;  // room for launch and session creation on a loaded 2-core machine
   WorkerLaunch launch;
   launch.test_fault = backend::TestFault{Stage::run, backend::FaultAction::hang};
   auto hung = runner.run(spec_for("web-wasm"), matmul_request(), limits, launch);
   ASSERT_FALSE(hung.result.ok());
   EXPECT_EQ(hung.result.error().kind, ErrorKind::timeout);
   EXPECT_EQ(hung.last_stage, Stage::run);
-  EXPECT_LT(hung.wall_ms, 15000) << "the time limit covers the whole browser run";
+  EXPECT_LT(hung.wall_ms, 25000) << "the time limit covers the whole browser run";
 }
 
 }  // namespace

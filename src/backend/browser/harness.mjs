@@ -17,7 +17,7 @@ const state = {
   deviceLost: null,    // "reason: message" once the WebGPU device is lost
   validation: [],      // uncaptured WebGPU errors since the last reset
   ortLog: [],          // the newest ORT log lines (all severities)
-  placement: [],       // [{ep, nodes}] from ORT's "Node placements" verbose log
+  placement: null,     // [{ep, nodes}] from ORT's "Node placements" verbose log; null: not logged
 };
 
 // ORT's log lines look like "2026-12-03 07:28:37.76 [V:onnxruntime:, file.cc:12 Fn] text",
@@ -25,6 +25,7 @@ const state = {
 // and forwarding each over CDP would cost more than the run); warnings and errors pass on.
 const ORT_LINE = /\[([VIWEF]):onnxruntime:/;
 const PLACED = /placed on \[(\w+)\]\. Number of nodes: (\d+)/;
+const PLACEMENTS = /Node placements/;  // printed even when no node is left (a folded graph)
 for (const level of ['log', 'info', 'debug', 'warn', 'error']) {
   const original = console[level].bind(console);
   console[level] = (...args) => {
@@ -33,8 +34,9 @@ for (const level of ['log', 'info', 'debug', 'warn', 'error']) {
     if (m) {
       state.ortLog.push(text.replace(/\x1b\[[0-9;]*m/g, ''));
       if (state.ortLog.length > LOG_KEEP) state.ortLog.splice(0, state.ortLog.length - LOG_KEEP);
+      if (PLACEMENTS.test(text)) state.placement = state.placement || [];
       const p = PLACED.exec(text);
-      if (p) state.placement.push({ep: p[1], nodes: Number(p[2])});
+      if (p) (state.placement = state.placement || []).push({ep: p[1], nodes: Number(p[2])});
       if (m[1] === 'V' || m[1] === 'I') return;
     }
     original(...args);
@@ -136,7 +138,7 @@ globalThis.parity = {
   create: (args) => guarded(async () => {
     faultAt(args.fault, 'create-session');
     if (state.session) { await state.session.release(); state.session = null; }
-    state.placement = [];
+    state.placement = null;
     state.validation = [];
     const response = await fetch(args.model_url);
     if (!response.ok) throw new Error(`fetching the model failed: HTTP ${response.status}`);

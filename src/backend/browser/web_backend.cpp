@@ -279,7 +279,8 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
             "the model uses float16 tensors and this WebGPU adapter (" + result.adapter +
                 ") has no 'shader-f16' feature: onnxruntime-web cannot run fp16 kernels on it (web-jsep "
                 "computes zeros, its shaders failing WebGPU validation; web-webgpu fails at run)",
-            "run it on web-wasm, export an fp32 model, or use a GPU whose adapter offers shader-f16; "
+            "the adapter lacks a feature this model needs (shader-f16): run it on web-wasm, export an fp32 "
+            "model, or use a GPU whose adapter offers shader-f16; "
             "check=off skips this check to see what onnxruntime-web does");
     }
   }
@@ -308,8 +309,13 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   if (!created.ok()) return created.error();
   result.create_ms = created->value("create_ms", 0.0);
   std::map<std::string, int64_t> placed;
-  for (const auto& p : created->value("placement", json::array()))
+  const json placement = created->value("placement", json());  // null: ORT logged no placement
+  for (const auto& p : placement.is_array() ? placement : json::array())
     placed[p.value("ep", "")] += p.value("nodes", 0);
+  if (placement.is_array() && placed.empty()) {  // every node folded away at session creation
+    result.nodes_on_backend = 0;
+    result.nodes_on_cpu = 0;
+  }
   if (!placed.empty()) {
     std::string text;
     int64_t on_cpu = 0, on_gpu = 0;

@@ -6,6 +6,12 @@
 namespace parity::backend::browser {
 namespace {
 
+// "No kernel for this": ORT's own words, and the limits JSEP kernels declare ("... is not yet
+// implemented in the WebGPU AveragePool kernel", "currently only support 2-dimensional conv").
+constexpr const char* kNoKernel =
+    R"(could not find an implementation|not (yet )?implemented|unsupported (data )?type|)"
+    R"(is not (yet )?supported|currently (only|not) support|only \S+ or \S+ are supported)";
+
 struct Rule {
   const char* pattern;  // ECMAScript regex, case-insensitive, searched in the message
   ErrorKind kind;
@@ -15,8 +21,8 @@ struct Rule {
 // First match wins; order from specific to general.
 const std::array<Rule, 9> kRules{{
     {R"(requires f16 but the device does not support it|shader-f16)", ErrorKind::unavailable,
-     "this WebGPU adapter has no 'shader-f16' feature, so fp16 kernels cannot run; use web-wasm, an fp32 "
-     "model, or a GPU whose adapter offers shader-f16"},
+     "the adapter lacks a feature this model needs (shader-f16), so fp16 kernels cannot run; use web-wasm, "
+     "an fp32 model, or a GPU whose adapter offers shader-f16"},
     {R"(std::bad_alloc|out of memory|\boom\b|array buffer allocation failed|could not allocate memory|)"
      R"(maximum memory size exceeded|cannot enlarge memory)",
      ErrorKind::oom,
@@ -42,11 +48,7 @@ const std::array<Rule, 9> kRules{{
     {R"(Provider type for \S+ node with name '[^']*' is not set)", ErrorKind::unavailable,
      "no execution provider took this node: the web EP has no kernel for it and CPU fallback is off "
      "(fallback=off, conformance's default); fallback=on runs it on wasm"},
-    // JSEP kernels declare their limits when they run ("... is not yet implemented in the WebGPU
-    // AveragePool kernel", "currently only support 2-dimensional conv").
-    {R"(could not find an implementation|not (yet )?implemented|unsupported (data )?type|)"
-     R"(is not (yet )?supported|currently (only|not) support|only \S+ or \S+ are supported)",
-     ErrorKind::unavailable, "onnxruntime-web has no kernel for this; try another web backend or opset"},
+    {kNoKernel, ErrorKind::unavailable, "onnxruntime-web has no kernel for this; try another web backend or opset"},
     {R"(webgpu validation|validation error)", ErrorKind::error,
      "the backend produced invalid GPU work; outputs after it are not trustworthy"},
 }};
@@ -94,6 +96,16 @@ Error classify_page_failure(std::string_view label, Stage stage, const PageFailu
   }
   e.message = failure.message;
   const int code = name_ort_code(e.message);
+  // A kernel that refuses when it runs was claimed at partitioning, so CPU fallback cannot save
+  // the model: an error of the EP (as native ORT's "claimed then failed" kernels are), not a
+  // missing kernel.
+  if (stage == Stage::run && code != 9 &&
+      std::regex_search(failure.message, std::regex(kNoKernel, std::regex::icase | std::regex::ECMAScript))) {
+    e.kind = ErrorKind::error;
+    e.hint = "the EP took this node and its kernel then refused it at run time, so even with CPU fallback "
+             "the model cannot run on this path; a correct EP would decline the node (try another web backend)";
+    return e;
+  }
   for (const Rule& rule : kRules) {
     if (std::regex_search(failure.message,
                           std::regex(rule.pattern, std::regex::icase | std::regex::ECMAScript))) {

@@ -72,6 +72,12 @@ Classification classify_ort_error(OrtErrorCode code, std::string_view message, S
   if (contains_ci(message, "fallback to CPU EP has been explicitly disabled"))
     return {ErrorKind::unavailable,
             "some nodes cannot run on this EP; allow CPU fallback to run them on the CPU instead"};
+  // The same refusal for a node no EP has a kernel for (WebGPU and (u)int16 BitShift/Max/Min),
+  // surfacing as an internal check of ORT's memcpy transformer rather than a clean message.
+  if (contains_ci(message, "Provider type for") && contains_ci(message, "is not set"))
+    return {ErrorKind::unavailable,
+            "no execution provider took this node (an internal ORT check says so); with CPU fallback off "
+            "the EP has no kernel for it, and the CPU EP may lack one too"};
   switch (code) {
     case ORT_NO_SUCHFILE: return {ErrorKind::io, "check that the model file exists and is readable"};
     case ORT_INVALID_PROTOBUF: return {ErrorKind::bad_input, "the file is not a valid ONNX model"};
