@@ -156,7 +156,7 @@ Outcome classify(const backend::BackendSpec& spec, const Result<backend::RunResu
   }
   if (backend::runs_on_cpu_kernels(spec.ep) && r.nodes_on_backend == 0)
     o.reason = "graph folded at session creation: 0 kernels ran (outputs still checked)";
-  else if (!backend::runs_on_cpu_kernels(spec.ep) && r.nodes_on_cpu > 0)  // only with fallback on: say what the EP skipped
+  else if (!backend::runs_on_cpu_kernels(spec.ep) && r.nodes_on_cpu > 0)  // fallback on: what the EP left
     o.reason = "partly on CPU: " + std::to_string(r.nodes_on_cpu) + " kernel(s) on CPU, " +
                std::to_string(r.nodes_on_backend) + " on " + spec.ep;
   return o;

@@ -121,9 +121,10 @@ TEST(Classify, ErrorsMapToStates) {
   EXPECT_NE(refused.reason.find("EP refused"), std::string::npos);
   auto web_refused = classify(
       spec("web-webgpu"),
-      failed_with(ErrorKind::unavailable, Stage::create_session,
-                  "Can't create a session. ERROR_CODE: 1, ERROR_MESSAGE: transformer_memcpy.cc:254 "
-                  "!node_provider_type.empty() was false. Provider type for BitShift node with name '' is not set."),
+      failed_with(
+          ErrorKind::unavailable, Stage::create_session,
+          "Can't create a session. ERROR_CODE: 1, ERROR_MESSAGE: transformer_memcpy.cc:254 "
+          "!node_provider_type.empty() was false. Provider type for BitShift node with name '' is not set."),
       exp, kOnnx);
   EXPECT_EQ(web_refused.state, State::not_supported);
   EXPECT_NE(web_refused.reason.find("EP refused"), std::string::npos) << web_refused.reason;

@@ -38,8 +38,8 @@ TEST_P(ConformanceSubset, StatesMatchTheRecordedExpectations) {
   const std::string expect = std::string(PARITY_FIXTURES) + "/conformance/" + subset.expect_file;
   const std::string json = fs::path(dir.path()).string() + "/subset.json";
   auto r = testing::run_parity(
-      {"conformance", "--expect", expect, "--backends", subset.backends, "--json", json, "--timeout", "120"}, {},
-      540);
+      {"conformance", "--expect", expect, "--backends", subset.backends, "--json", json, "--timeout", "120"},
+      {}, 540);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("all "), std::string::npos) << r.output;
   auto report = read_report_file(json);
@@ -53,10 +53,14 @@ TEST_P(ConformanceSubset, StatesMatchTheRecordedExpectations) {
 INSTANTIATE_TEST_SUITE_P(
     , ConformanceSubset,
     ::testing::Values(
-        Subset{"native", "expected_subset.json", "cpu,webgpu",
+        Subset{"native",
+               "expected_subset.json",
+               "cpu,webgpu",
                {State::passed, State::failed, State::not_supported, State::skipped}},
         // In real headless Chromium with onnxruntime-web 1.30.0 (scripts/bootstrap.sh installs both).
-        Subset{"browser", "expected_subset_web.json", "web-wasm,web-jsep,web-webgpu",
+        Subset{"browser",
+               "expected_subset_web.json",
+               "web-wasm,web-jsep,web-webgpu",
                {State::passed, State::failed, State::error, State::not_supported, State::skipped}}),
     [](const ::testing::TestParamInfo<Subset>& p) { return std::string(p.param.name); });
 

@@ -48,7 +48,8 @@ const std::array<Rule, 9> kRules{{
     {R"(Provider type for \S+ node with name '[^']*' is not set)", ErrorKind::unavailable,
      "no execution provider took this node: the web EP has no kernel for it and CPU fallback is off "
      "(fallback=off, conformance's default); fallback=on runs it on wasm"},
-    {kNoKernel, ErrorKind::unavailable, "onnxruntime-web has no kernel for this; try another web backend or opset"},
+    {kNoKernel, ErrorKind::unavailable,
+     "onnxruntime-web has no kernel for this; try another web backend or opset"},
     {R"(webgpu validation|validation error)", ErrorKind::error,
      "the backend produced invalid GPU work; outputs after it are not trustworthy"},
 }};
@@ -102,8 +103,9 @@ Error classify_page_failure(std::string_view label, Stage stage, const PageFailu
   if (stage == Stage::run && code != 9 &&
       std::regex_search(failure.message, std::regex(kNoKernel, std::regex::icase | std::regex::ECMAScript))) {
     e.kind = ErrorKind::error;
-    e.hint = "the EP took this node and its kernel then refused it at run time, so even with CPU fallback "
-             "the model cannot run on this path; a correct EP would decline the node (try another web backend)";
+    e.hint =
+        "the EP took this node and its kernel then refused it at run time, so even with CPU fallback "
+        "the model cannot run on this path; a correct EP would decline the node (try another web backend)";
     return e;
   }
   for (const Rule& rule : kRules) {
