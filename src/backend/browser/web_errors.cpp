@@ -3,6 +3,8 @@
 #include <array>
 #include <regex>
 
+#include "backend/ort/ort_guard.h"
+
 namespace parity::backend::browser {
 namespace {
 
@@ -54,29 +56,15 @@ const std::array<Rule, 9> kRules{{
      "the backend produced invalid GPU work; outputs after it are not trustworthy"},
 }};
 
-// OrtErrorCode names (onnxruntime_c_api.h); onnxruntime-web prints only the number.
-constexpr std::array<const char*, 12> kOrtCodes{"ORT_OK",
-                                                "ORT_FAIL",
-                                                "ORT_INVALID_ARGUMENT",
-                                                "ORT_NO_SUCHFILE",
-                                                "ORT_NO_MODEL",
-                                                "ORT_ENGINE_ERROR",
-                                                "ORT_RUNTIME_EXCEPTION",
-                                                "ORT_INVALID_PROTOBUF",
-                                                "ORT_MODEL_LOADED",
-                                                "ORT_NOT_IMPLEMENTED",
-                                                "ORT_INVALID_GRAPH",
-                                                "ORT_EP_FAIL"};
-
 // "ERROR_CODE: 6, ..." -> "ERROR_CODE: 6 (ORT_RUNTIME_EXCEPTION), ..."; the code, or -1.
 int name_ort_code(std::string& message) {
   static const std::regex code(R"(ERROR_CODE: (\d+))");
   std::smatch m;
   if (!std::regex_search(message, m, code)) return -1;
+  // onnxruntime-web prints only the number of the same OrtErrorCode native ORT returns.
   const int n = std::stoi(m[1]);
-  if (n >= 0 && n < static_cast<int>(kOrtCodes.size()))
-    message.insert(static_cast<std::size_t>(m.position(0) + m.length(0)),
-                   std::string(" (") + kOrtCodes[n] + ")");
+  message.insert(static_cast<std::size_t>(m.position(0) + m.length(0)),
+                 " (" + ort::error_code_name(static_cast<OrtErrorCode>(n)) + ")");
   return n;
 }
 
@@ -100,7 +88,7 @@ Error classify_page_failure(std::string_view label, Stage stage, const PageFailu
   // A kernel that refuses when it runs was claimed at partitioning, so CPU fallback cannot save
   // the model: an error of the EP (as native ORT's "claimed then failed" kernels are), not a
   // missing kernel.
-  if (stage == Stage::run && code != 9 &&
+  if (stage == Stage::run && code != ORT_NOT_IMPLEMENTED &&
       std::regex_search(failure.message, std::regex(kNoKernel, std::regex::icase | std::regex::ECMAScript))) {
     e.kind = ErrorKind::error;
     e.hint =
@@ -116,7 +104,7 @@ Error classify_page_failure(std::string_view label, Stage stage, const PageFailu
       return e;
     }
   }
-  if (code == 9) {  // ORT_NOT_IMPLEMENTED
+  if (code == ORT_NOT_IMPLEMENTED) {
     e.kind = ErrorKind::unavailable;
     e.hint = "onnxruntime-web has no kernel for this here; try another web backend or opset";
     return e;
