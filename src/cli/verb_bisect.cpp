@@ -149,16 +149,17 @@ Verb bisect_verb() {
         auto args = std::make_shared<BisectArgs>();
         cmd.description(
             "Exposes MODEL's intermediate tensors, runs the reference and the target on the same inputs "
-            "(each "
-            "run in its own worker; browser backends in one reused Chromium), names the first tensor that "
-            "diverges and the node that produced it, "
-            "confirms that node on a model holding only it, and with --out writes a repro folder.\n"
+            "(each run in its own worker; browser backends in one reused Chromium), names the first "
+            "tensor that diverges and the node that produced it, confirms that node on a model holding "
+            "only it, and with --out writes a repro folder.\n"
             "Exit status: 0 no divergence, 1 divergence found, 2 bad invocation, 3 the target could not "
             "run.\n\n"
             "Examples:\n"
             "  parity bisect model.onnx --backend webgpu --out repro/\n"
             "  parity bisect llm.onnx --backend webgpu:opt=basic --dim batch=1 --max-memory 2G --json "
             "b.json\n"
+            "  parity bisect test_x/model.onnx --backend web-jsep --load-io test_x --out repro/   (ONNX test "
+            "data)\n"
             "  parity verify repro/ --backend webgpu\n"
             "  parity bisect model.onnx --backend web-webgpu --out repro/   (onnxruntime-web in Chromium; "
             "the repro also gets a standalone repro.html)");
@@ -185,8 +186,7 @@ Verb verify_verb() {
             auto args = std::make_shared<VerifyArgs>();
             cmd.description(
                 "Runs DIR/model.onnx on DIR/test_data_set_0/input_K.pb with BACKEND and compares with the "
-                "recorded "
-                "reference outputs (output_K.pb).\n"
+                "recorded reference outputs (output_K.pb).\n"
                 "Exit status: 0 fixed (matches), 1 still failing, 2 bad invocation, 3 the backend could not "
                 "run.");
             cmd.add_option("dir", args->dir, "a folder written by 'parity bisect --out'")->required();
