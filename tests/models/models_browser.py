@@ -13,6 +13,9 @@ Picked up by gen_models.py (GENERATORS below).
 - wasm_oom_expand: needs two 2.25 GiB tensors at once, over the 4 GiB wasm32 heap, so web-wasm
   fails with std::bad_alloc inside onnxruntime-web (a real out-of-memory, no test hook). The CPU
   EP (native, 64-bit) computes it in ~4.5 GiB.
+- relu_round_scale: Relu -> Round -> Mul. Neither web WebGPU path has a Round kernel (1.30.0), so
+  with CPU fallback the Round runs on wasm (placement CPUExecutionProvider:1) and with fallback=off
+  session creation refuses; proves the fallback setting reaches onnxruntime-web.
 """
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
@@ -63,4 +66,14 @@ def wasm_oom_expand():
                       [shape])
 
 
-GENERATORS = [fp16_image_scale, conv_relu_image, wasm_oom_expand]
+def relu_round_scale():
+    """x float32[2,8] -> Relu -> Round -> Mul(w) -> y."""
+    w = numpy_helper.from_array(np.full((1, 8), 0.5, np.float32), "w")
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("Round", ["r"], ["rounded"], name="round"),
+             helper.make_node("Mul", ["rounded", "w"], ["y"], name="scale")]
+    return make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 8])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])], [w])
+
+
+GENERATORS = [fp16_image_scale, conv_relu_image, wasm_oom_expand, relu_round_scale]

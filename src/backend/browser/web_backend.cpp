@@ -294,12 +294,16 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   }
   json session_config = json::object();
   for (const auto& [k, v] : spec_.session_config) session_config[k] = v;
-  if (!spec_.allow_fallback) session_config["session.disable_cpu_ep_fallback"] = "1";
+  // web-wasm is the CPU EP itself: fallback does not apply (as for native cpu).
+  if (!spec_.allow_fallback && path_.uses_gpu) session_config["session.disable_cpu_ep_fallback"] = "1";
   json options = {{"executionProviders", json::array({ep})},
                   {"graphOptimizationLevel", spec_.opt_level},
                   {"logSeverityLevel", spec_.count_nodes ? 0 : severity_of(log_level)},
                   {"logVerbosityLevel", 0}};
-  if (!session_config.empty()) options["extra"] = {{"session", session_config}};
+  // onnxruntime-web joins nested `extra` keys with dots into session config entries, so full
+  // ORT keys ("session.disable_cpu_ep_fallback") go at its top level; under "session" they would
+  // become "session.session.*" and be ignored without a word.
+  if (!session_config.empty()) options["extra"] = session_config;
   const std::string model_url = server.publish_file(request.model_path);
   auto created =
       call(host, "create",

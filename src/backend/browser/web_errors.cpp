@@ -21,7 +21,7 @@ struct Rule {
 };
 
 // First match wins; order from specific to general.
-const std::array<Rule, 9> kRules{{
+const std::array<Rule, 10> kRules{{
     {R"(requires f16 but the device does not support it|shader-f16)", ErrorKind::unavailable,
      "the adapter lacks a feature this model needs (shader-f16), so fp16 kernels cannot run; use web-wasm, "
      "an fp32 model, or a GPU whose adapter offers shader-f16"},
@@ -45,11 +45,12 @@ const std::array<Rule, 9> kRules{{
      ErrorKind::unavailable,
      "onnxruntime-web could not start this execution path here (the message says why); for WebGPU, "
      "Parity starts Chromium with --enable-unsafe-webgpu (SwiftShader without a GPU)"},
-    // With CPU fallback off no provider takes a node the web EP lacks; ORT-web then fails in
-    // its memcpy transformer instead of naming the disabled fallback as native ORT does.
+    {R"(fallback to CPU EP has been explicitly disabled)", ErrorKind::unavailable,
+     "some nodes cannot run on this web EP (ORT would put them on wasm); fallback=on lets them"},
+    // A node no provider at all has a kernel for (not even wasm): ORT-web then fails in its
+    // memcpy transformer instead of refusing cleanly.
     {R"(Provider type for \S+ node with name '[^']*' is not set)", ErrorKind::unavailable,
-     "no execution provider took this node: the web EP has no kernel for it and CPU fallback is off "
-     "(fallback=off, conformance's default); fallback=on runs it on wasm"},
+     "no execution provider took this node: neither the web EP nor wasm has a kernel for it"},
     {kNoKernel, ErrorKind::unavailable,
      "onnxruntime-web has no kernel for this; try another web backend or opset"},
     {R"(webgpu validation|validation error)", ErrorKind::error,

@@ -54,7 +54,7 @@ class WebServer {
   std::map<int, std::string> take_slot(const std::string& slot);
 
   // Requests answered with 404 so far (a harness bug or a withdrawn blob); for diagnostics.
-  int not_found_count() const;
+  int not_found_count() const;  // counted by the logger, just after each 404 is sent
 
  private:
   struct Blob {
