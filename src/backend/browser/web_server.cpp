@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "backend/browser/harness_source.h"
@@ -19,6 +20,17 @@ constexpr const char* kPage =
     "<script type=\"module\" src=\"/parity/harness.mjs\"></script>\n";
 
 constexpr std::size_t kFileChunk = 1 << 20;
+
+// A raw-byte body streamed from `provider`. httplib sends a zero-length provider with neither a
+// length nor chunking, and a keep-alive fetch() then waits for a body forever, so an empty body
+// is set explicitly (zero-element tensors).
+void set_octet_body(httplib::Response& res, std::size_t size, httplib::ContentProvider provider) {
+  if (size == 0) {
+    res.set_content("", "application/octet-stream");
+    return;
+  }
+  res.set_content_provider(size, "application/octet-stream", std::move(provider));
+}
 
 Error server_error(std::string message) {
   Error e = make_error(ErrorKind::error, Stage::create_env, std::move(message),
@@ -100,18 +112,12 @@ void WebServer::install_routes() {
       blob = it->second;
     }
     res.set_header("Cache-Control", "no-store");
-    // httplib sends a zero-length content provider with neither a length nor chunking, and a
-    // keep-alive fetch() then waits for a body forever; an empty body is set explicitly.
-    if (blob.path.empty() && blob.bytes->empty()) {
-      res.set_content("", "application/octet-stream");
-      return;
-    }
     if (blob.path.empty()) {
       auto bytes = blob.bytes;
-      res.set_content_provider(bytes->size(), "application/octet-stream",
-                               [bytes](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-                                 return sink.write(bytes->data() + offset, length);
-                               });
+      set_octet_body(res, bytes->size(),
+                     [bytes](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                       return sink.write(bytes->data() + offset, length);
+                     });
       return;
     }
     std::error_code ec;
@@ -121,18 +127,14 @@ void WebServer::install_routes() {
       res.status = 404;
       return;
     }
-    if (size == 0) {
-      res.set_content("", "application/octet-stream");
-      return;
-    }
-    res.set_content_provider(static_cast<std::size_t>(size), "application/octet-stream",
-                             [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-                               std::vector<char> buf(std::min(length, kFileChunk));
-                               in->seekg(static_cast<std::streamoff>(offset));
-                               in->read(buf.data(), static_cast<std::streamsize>(buf.size()));
-                               const auto got = static_cast<std::size_t>(in->gcount());
-                               return got > 0 && sink.write(buf.data(), got);
-                             });
+    set_octet_body(res, static_cast<std::size_t>(size),
+                   [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                     std::vector<char> buf(std::min(length, kFileChunk));
+                     in->seekg(static_cast<std::streamoff>(offset));
+                     in->read(buf.data(), static_cast<std::streamsize>(buf.size()));
+                     const auto got = static_cast<std::size_t>(in->gcount());
+                     return got > 0 && sink.write(buf.data(), got);
+                   });
   });
 
   s.Post(R"(/out/([0-9a-f]+)/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
