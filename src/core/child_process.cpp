@@ -9,9 +9,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <functional>
+#include <future>
+#include <mutex>
 #include <set>
+#include <thread>
 
 extern char** environ;
 
@@ -39,6 +45,49 @@ ExitStatus decode_status(int raw) {
   return s;
 }
 
+// PR_SET_PDEATHSIG fires when the *thread* that forked the child ends, not the process: a
+// browser launched by one of conformance's job threads was SIGKILLed the moment that thread
+// finished its share, while another thread still used it ("chromium exited during
+// Page.navigate"). Every fork therefore happens on this one thread, which lives as long as the
+// process. Leaked on purpose: it must outlive static destructors.
+class Spawner {
+ public:
+  static Spawner& instance() {
+    static Spawner* spawner = new Spawner;
+    return *spawner;
+  }
+  template <class F>
+  auto run(F job) -> decltype(job()) {
+    std::packaged_task<decltype(job())()> task(std::move(job));
+    auto result = task.get_future();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.emplace_back([&task] { task(); });
+    }
+    cv_.notify_one();
+    return result.get();
+  }
+
+ private:
+  Spawner() {
+    std::thread([this] {
+      for (;;) {
+        std::function<void()> job;
+        {
+          std::unique_lock<std::mutex> lock(mu_);
+          cv_.wait(lock, [this] { return !jobs_.empty(); });
+          job = std::move(jobs_.front());
+          jobs_.pop_front();
+        }
+        job();
+      }
+    }).detach();
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+};
+
 }  // namespace
 
 std::string current_executable() {
@@ -49,6 +98,10 @@ std::string current_executable() {
 }
 
 Result<ChildProcess> ChildProcess::spawn(const SpawnOptions& options) {
+  return Spawner::instance().run([&options] { return spawn_here(options); });
+}
+
+Result<ChildProcess> ChildProcess::spawn_here(const SpawnOptions& options) {
   // Socket pairs rather than pipes: the parent writes with MSG_NOSIGNAL, so a worker that dies
   // before reading its request gives EPIPE, not a SIGPIPE that would kill Parity.
   int req[2], rep[2], log[2];

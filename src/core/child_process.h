@@ -3,7 +3,8 @@
 // The child gets the protocol on dedicated descriptors, not stdio: fd 3 carries requests in,
 // fd 4 carries replies out (the same convention as Chromium's --remote-debugging-pipe), and its
 // stdout/stderr go to a log pipe, so native libraries printing to stdout cannot corrupt frames.
-// The child leads its own process group and dies with its parent (PR_SET_PDEATHSIG); the
+// The child leads its own process group and dies with its parent (PR_SET_PDEATHSIG, armed from a
+// thread that lives as long as the process, so a child outlives the thread that asked for it); the
 // destructor kills the group and reaps it, so no worker outlives a ChildProcess.
 #pragma once
 
@@ -60,6 +61,7 @@ class ChildProcess {
 
  private:
   ChildProcess() = default;
+  static Result<ChildProcess> spawn_here(const SpawnOptions& options);  // on the calling thread
   void release();
 
   pid_t pid_ = -1;
