@@ -10,3 +10,5 @@ for b in "$build"/bin/*_bench; do
 done
 echo "== bisect cost (bench/bisect_bench.sh)"
 "$root/bench/bisect_bench.sh" "$build" webgpu 3
+echo "== web conformance subset (bench/web_subset_bench.sh)"
+"$root/bench/web_subset_bench.sh" "$build" 1 2

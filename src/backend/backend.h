@@ -47,16 +47,24 @@ struct RunRequest {
   std::vector<NamedTensor> inputs;
   std::vector<std::string> output_names;  // empty = all graph outputs, in graph order
   int warmup_runs = 0;                    // extra runs before the measured one
+  // Start from nothing a previous run left: browser backends load their page again even when it
+  // holds the bundle (a re-check must not inherit page state). Native runs are fresh anyway: each
+  // isolated run is its own worker process.
+  bool fresh = false;
 };
 
 struct RunResult {
   std::vector<NamedTensor> outputs;
-  std::string runtime_version;     // "1.30.0"
-  std::string adapter;             // e.g. "SwiftShader Device (Subzero) [vulkan, cpu]"; empty for cpu
-  int64_t nodes_on_backend = -1;   // kernels the named EP ran in the profiled run; -1 unknown
-  int64_t nodes_on_cpu = -1;       // kernels that fell back to the CPU EP; -1 unknown
-  double create_ms = 0;            // session creation wall time
-  double run_ms = 0;               // measured run wall time
+  std::string runtime_version;    // "1.30.0"
+  std::string adapter;            // e.g. "SwiftShader Device (Subzero) [vulkan, cpu]"; empty for cpu
+  int64_t nodes_on_backend = -1;  // kernels the named EP ran in the profiled run; -1 unknown
+  int64_t nodes_on_cpu = -1;      // kernels that fell back to the CPU EP; -1 unknown
+  double create_ms = 0;           // session creation wall time
+  double run_ms = 0;              // measured run wall time
+  // One-time setup this run paid and later runs reuse: starting a browser, loading a bundle into
+  // its page (web backends; 0 when the page was reused). Part of the run's wall time, reported
+  // apart so a first run is not mistaken for a slow one.
+  double setup_ms = 0;
   std::vector<std::string> notes;  // informational lines for the report ("adapter chosen by auto")
   // Facts about the execution environment, for the JSON report: "adapter.features",
   // "adapter.limits.maxBufferSize", "ort_web.bundle", "wasm.threads", "placement", ...

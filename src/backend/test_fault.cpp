@@ -21,14 +21,15 @@ std::optional<FaultAction> action_from_name(std::string_view name) {
   if (name == "null") return FaultAction::null_result;
   if (name == "oom") return FaultAction::oom;
   if (name == "device-lost") return FaultAction::device_lost;
+  if (name == "stall") return FaultAction::stall;
   return std::nullopt;
 }
 
 Error bad_spec(std::string_view spec, std::string why) {
-  return make_error(
-      ErrorKind::bad_input, Stage::parse_args,
-      std::string(kEnvVar) + "='" + std::string(spec) + "': " + std::move(why),
-      "use <stage>:<action>, e.g. create-session:segv; actions: segv, abort, hang, null, oom, device-lost");
+  return make_error(ErrorKind::bad_input, Stage::parse_args,
+                    std::string(kEnvVar) + "='" + std::string(spec) + "': " + std::move(why),
+                    "use <stage>:<action>[:first], e.g. create-session:segv; actions: segv, abort, hang, "
+                    "stall, null, oom, device-lost");
 }
 
 // Touches every page so a memory limit (RLIMIT_AS or a cgroup) really trips, not just overcommit.
@@ -54,9 +55,13 @@ Result<TestFault> parse_test_fault(std::string_view spec) {
     if (c == '_') c = '-';
   const auto stage = stage_from_string(stage_name);
   if (!stage || *stage == Stage::none) return bad_spec(spec, "unknown stage '" + stage_name + "'");
-  const auto action = action_from_name(spec.substr(colon + 1));
-  if (!action) return bad_spec(spec, "unknown action '" + std::string(spec.substr(colon + 1)) + "'");
-  return TestFault{*stage, *action};
+  std::string_view action_name = spec.substr(colon + 1);
+  constexpr std::string_view kFirst = ":first";
+  const bool first_only = action_name.ends_with(kFirst);
+  if (first_only) action_name.remove_suffix(kFirst.size());
+  const auto action = action_from_name(action_name);
+  if (!action) return bad_spec(spec, "unknown action '" + std::string(action_name) + "'");
+  return TestFault{*stage, *action, first_only};
 }
 
 Result<std::optional<TestFault>> test_fault_from_env() {
@@ -77,6 +82,7 @@ void trigger_test_fault(const std::optional<TestFault>& fault, Stage stage) {
       std::abort();
     case FaultAction::abort: std::abort();
     case FaultAction::hang:
+    case FaultAction::stall:  // a worker that sleeps is idle: the same as hang natively
       for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     case FaultAction::oom: allocate_until_failure(); return;
     case FaultAction::null_result: return;

@@ -2,17 +2,19 @@
 // fail at a chosen stage, so tests (and users checking their own integration) can prove that
 // every failure becomes a typed error and never takes the parent down.
 //
-// Actions: segv (SIGSEGV), abort (SIGABRT), hang (sleep forever), null (the guarded creation at
-// that stage receives a null object / failed status), oom (allocate until allocation fails, then
-// the guarded creation at that stage fails as out of memory). oom is meant for a worker under a
+// Actions: segv (SIGSEGV), abort (SIGABRT), hang (sleep forever), stall (the same, natively), null (the
+// guarded creation at that stage receives a null object / failed status), oom (allocate until allocation
+// fails, then the guarded creation at that stage fails as out of memory). oom is meant for a worker under a
 // memory limit: without one the kernel's OOM killer ends the process instead.
 //
 // Browser backends (web-*) perform them in the real page instead: segv crashes the renderer (CDP
-// Page.crash), hang spins the page's main thread, abort throws a bare number (as an aborting wasm
+// Page.crash), hang spins the page's main thread (busy, no heartbeat), stall awaits a promise that
+// never settles (idle, heartbeat on), abort throws a bare number (as an aborting wasm
 // build does), null drops the outputs (read-output only), device-lost destroys the WebGPU device
 // before the run (run only). oom is refused there: a real >4 GiB model exercises the wasm limit.
 //
-// Stage names are the kebab-case ones of parity/error.h; snake_case is accepted too.
+// Stage names are the kebab-case ones of parity/error.h; snake_case is accepted too. A trailing
+// ":first" limits the fault to first attempts (see TestFault::first_only).
 #pragma once
 
 #include <optional>
@@ -24,11 +26,14 @@
 
 namespace parity::backend {
 
-enum class FaultAction { segv, abort, hang, null_result, oom, device_lost };  // append-only
+enum class FaultAction { segv, abort, hang, null_result, oom, device_lost, stall };  // append-only
 
 struct TestFault {
   Stage stage = Stage::none;
   FaultAction action = FaultAction::segv;
+  // "<stage>:<action>:first": only a first attempt fails, not a re-check of the same cell
+  // (RunRequest::fresh), so tests can produce a real flaky verdict.
+  bool first_only = false;
 };
 
 // Parses "create-session:segv". Bad specs are a bad_input Error (never silently ignored).

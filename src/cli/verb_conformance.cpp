@@ -26,6 +26,7 @@ struct ConformanceArgs {
   std::optional<double> atol, rtol;
   std::string markdown_path, expect_path, write_expect_path;
   bool list = false;
+  bool no_recheck = false;
   // diff
   std::string diff_a, diff_b;
   std::vector<std::string> pairs;
@@ -82,6 +83,8 @@ Result<conformance::ConformanceOptions> build_options(
       return usage("--tol " + t + ": expects GLOB=ATOL,RTOL (non-negative)");
     o.test_tolerance.emplace_back(kv.first, Tolerance{v[0], v[1], {}, {}});
   }
+  o.recheck = !a.no_recheck;
+  if (const char* fault = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = fault;
   o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return o;
 }
@@ -138,6 +141,21 @@ int run(const ConformanceArgs& a) {
         !st.ok())
       return fail(st.error());
   if (!a.write_expect_path.empty()) {
+    std::size_t flaky = 0;
+    for (const auto& t : report->tests)
+      for (std::size_t b = 0; b < t.results.size(); ++b)
+        if (t.results[b].state == conformance::State::flaky) {
+          std::fprintf(stderr, "parity conformance: %s on %s is flaky: %s\n", t.name.c_str(),
+                       report->backends[b].label.c_str(), t.results[b].reason.c_str());
+          ++flaky;
+        }
+    if (flaky > 0) {
+      std::fprintf(stderr,
+                   "parity conformance: %zu flaky test(s): %s not written (an expectation must be "
+                   "deterministic)\n",
+                   flaky, a.write_expect_path.c_str());
+      return kExitFinding;
+    }
     const auto j = conformance::expectations_to_json(
         *report, "states recorded by parity conformance --write-expect; edit only with a reason");
     if (auto st = conformance::write_text_file(a.write_expect_path, j.dump(2) + "\n"); !st.ok())
@@ -197,12 +215,16 @@ Verb conformance_verb() {
             "returned an error); not-supported (EP refused the graph or is unavailable, or ran 0 kernels of "
             "it: "
             "'not exercised', never 'passed'); skipped (unreadable data such as sequences, or a feature the "
-            "adapter lacks such as shader-f16).\n"
+            "adapter lacks such as shader-f16); flaky (see below).\n"
+            "Re-check: every test that did not pass (and was not skipped) runs once more, browser backends "
+            "in a freshly loaded page; a state that changes is 'flaky', with both attempts in --json "
+            "('attempts'), and counts as a failure: investigate it, do not retry it away. --no-recheck "
+            "skips this second pass.\n"
             "CPU fallback is OFF by default for non-CPU backends: a test the EP cannot run whole is "
             "not-supported, so 'passed' means the EP computed it (ORT's profiler counts the kernels). "
             "--fallback (or webgpu:fallback=on) judges partial placements too.\n"
             "Exit status: 0 nothing failed (or every --expect expectation holds), 1 a test failed/crashed/"
-            "timed out/errored (or an expectation broke), 2 bad invocation.\n\n"
+            "timed out/errored/was flaky (or an expectation broke), 2 bad invocation.\n\n"
             "Examples:\n"
             "  parity conformance --backends cpu,webgpu --json r.json --markdown r.md\n"
             "  parity conformance --backends web-wasm,web-jsep,web-webgpu --jobs 2   (onnxruntime-web in "
@@ -233,6 +255,8 @@ Verb conformance_verb() {
         cmd.add_option("--write-expect", args->write_expect_path,
                        "record this run's states as an expectations FILE");
         cmd.add_flag("--list", args->list, "list the tests --suite/--filter select, run nothing");
+        cmd.add_flag("--no-recheck", args->no_recheck,
+                     "do not re-run tests that did not pass (no 'flaky' verdicts; faster, less sure)");
         add_common_options(cmd, args->common);
 
         CLI::App* diff =

@@ -54,16 +54,45 @@ json outcome_json(const Outcome& o) {
             {"nodes_on_backend", o.nodes_on_backend},
             {"nodes_on_cpu", o.nodes_on_cpu},
             {"duration_ms", std::round(o.duration_ms * 10) / 10}};
+  if (o.setup_ms > 0) j["setup_ms"] = std::round(o.setup_ms * 10) / 10;
   if (!o.failed_rule.empty()) j["failed_rule"] = o.failed_rule;
   if (!o.output.empty()) j["output"] = o.output;
   if (o.comparison) j["metrics"] = comparison_json(*o.comparison);
   if (o.error) j["error"] = error_to_json(*o.error);
+  if (o.rechecked) j["rechecked"] = true;
+  if (!o.attempts.empty()) {
+    j["attempts"] = json::array();
+    for (const auto& a : o.attempts) j["attempts"].push_back(outcome_json(a));
+  }
   return j;
 }
 
 Error bad_file(const std::string& what) {
   return make_error(ErrorKind::bad_input, Stage::load_model, what,
                     "pass a file written by 'parity conformance --json'");
+}
+
+Result<Outcome> outcome_from_json(const json& j, const std::string& test) {
+  Outcome o;
+  const std::string name = j.at("state").get<std::string>();
+  auto s = state_from_string(name);
+  if (!s) return bad_file("test " + test + ": unknown state '" + name + "'");
+  o.state = *s;
+  o.reason = j.value("message", "");
+  o.failed_rule = j.value("failed_rule", "");
+  o.output = j.value("output", "");
+  o.nodes_on_backend = j.value("nodes_on_backend", int64_t{-1});
+  o.nodes_on_cpu = j.value("nodes_on_cpu", int64_t{-1});
+  o.duration_ms = j.value("duration_ms", 0.0);
+  o.setup_ms = j.value("setup_ms", 0.0);
+  o.rechecked = j.value("rechecked", false);
+  if (j.contains("metrics")) o.comparison = comparison_from(j["metrics"]);
+  if (j.contains("error")) o.error = error_from_json(j["error"]);
+  for (const auto& a : j.value("attempts", json::array())) {
+    PARITY_ASSIGN_OR_RETURN(attempt, outcome_from_json(a, test));
+    o.attempts.push_back(std::move(attempt));
+  }
+  return o;
 }
 
 }  // namespace
@@ -142,18 +171,8 @@ Result<ConformanceReport> report_from_json(const json& j) {
           o.state = State::skipped;
           o.reason = "not in the file";
         } else {
-          const std::string name = it->at("state").get<std::string>();
-          auto s = state_from_string(name);
-          if (!s) return bad_file("test " + tr.name + ": unknown state '" + name + "'");
-          o.state = *s;
-          o.reason = it->value("message", "");
-          o.failed_rule = it->value("failed_rule", "");
-          o.output = it->value("output", "");
-          o.nodes_on_backend = it->value("nodes_on_backend", int64_t{-1});
-          o.nodes_on_cpu = it->value("nodes_on_cpu", int64_t{-1});
-          o.duration_ms = it->value("duration_ms", 0.0);
-          if (it->contains("metrics")) o.comparison = comparison_from((*it)["metrics"]);
-          if (it->contains("error")) o.error = error_from_json((*it)["error"]);
+          PARITY_ASSIGN_OR_RETURN(read, outcome_from_json(*it, tr.name));
+          o = std::move(read);
         }
         tr.results[b] = std::move(o);
       }

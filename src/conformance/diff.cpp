@@ -116,6 +116,10 @@ Result<Expectations> expectations_from_json(const nlohmann::json& j) {
     for (const auto& [label, state] : per_backend.items()) {
       if (!state.is_string() || !state_from_string(state.get<std::string>()))
         return bad("expectation of " + test + " on " + label + " is not a state name");
+      if (state.get<std::string>() == to_string(State::flaky))
+        return bad("expectation of " + test + " on " + label + " is 'flaky'",
+                   "flaky is a failure to investigate, never an expected state: record what the test "
+                   "does once it is deterministic");
       e[test][label] = state.get<std::string>();
     }
   }

@@ -44,6 +44,7 @@ std::string diff_table(const DiffResult& d);
 using Expectations = std::map<std::string, std::map<std::string, std::string>>;
 
 // {"schema": "parity.conformance-expect/1", "tests": {"test_abs": {"cpu": "passed", ...}}}
+// "flaky" is refused as an expected state (it is a failure, not a behaviour to pin).
 Result<Expectations> expectations_from_json(const nlohmann::json& j);
 nlohmann::json expectations_to_json(const ConformanceReport& report, const std::string& note);
 

@@ -96,6 +96,7 @@ std::string_view to_string(State s) {
     case State::error: return "error";
     case State::not_supported: return "not-supported";
     case State::skipped: return "skipped";
+    case State::flaky: return "flaky";
   }
   return "error";
 }
@@ -107,7 +108,33 @@ std::optional<State> state_from_string(std::string_view name) {
 }
 
 bool is_bad(State s) {
-  return s == State::failed || s == State::crashed || s == State::timeout || s == State::error;
+  return s == State::failed || s == State::crashed || s == State::timeout || s == State::error ||
+         s == State::flaky;
+}
+
+Outcome recheck_verdict(Outcome first, Outcome second) {
+  if (first.state == second.state) {
+    Outcome o = first;
+    o.rechecked = true;
+    o.duration_ms += second.duration_ms;
+    o.setup_ms += second.setup_ms;
+    o.attempts = {std::move(first), std::move(second)};
+    return o;
+  }
+  Outcome o;
+  o.state = State::flaky;
+  o.rechecked = true;
+  o.reason = std::string(to_string(first.state)) + ", then " + std::string(to_string(second.state)) +
+             " on a fresh re-run: " + first.reason + (second.reason.empty() ? "" : " | " + second.reason);
+  o.duration_ms = first.duration_ms + second.duration_ms;
+  o.setup_ms = first.setup_ms + second.setup_ms;
+  o.runtime_version = first.runtime_version.empty() ? second.runtime_version : first.runtime_version;
+  o.adapter = first.adapter.empty() ? second.adapter : first.adapter;
+  o.nodes_on_backend = first.nodes_on_backend;
+  o.nodes_on_cpu = first.nodes_on_cpu;
+  o.attempts.push_back(std::move(first));
+  o.attempts.push_back(std::move(second));
+  return o;
 }
 
 Tolerance tolerance_for_dtype(DType dtype, const Tolerance& float_tol) {
@@ -124,6 +151,7 @@ Outcome classify(const backend::BackendSpec& spec, const Result<backend::RunResu
   o.nodes_on_cpu = r.nodes_on_cpu;
   o.runtime_version = r.runtime_version;
   o.adapter = r.adapter;
+  o.setup_ms = r.setup_ms;
   if (!backend::runs_on_cpu_kernels(spec.ep) && r.nodes_on_backend == 0) {
     o.state = State::not_supported;
     o.reason = "not exercised: " + spec.ep + " ran 0 kernels (" +

@@ -23,13 +23,15 @@ enum class State {
   error,          // the backend returned an error (ORT rejected the graph, a kernel failed at run)
   not_supported,  // the EP refused the graph, is unavailable, or ran none of its kernels
   skipped,        // not run: unreadable test data, or a feature the adapter/runtime lacks
+  flaky,          // re-run in a fresh page or worker, it came out otherwise: both attempts are kept
 };
 
 std::string_view to_string(State s);  // "passed", "not-supported", ...
 std::optional<State> state_from_string(std::string_view name);
 inline constexpr State kAllStates[] = {State::passed, State::failed,        State::crashed, State::timeout,
-                                       State::error,  State::not_supported, State::skipped};
-// failed, crashed, timeout and error: the backend gave a wrong answer or none.
+                                       State::error,  State::not_supported, State::skipped, State::flaky};
+// failed, crashed, timeout, error and flaky: the backend gave a wrong answer, none, or not the
+// same one twice.
 bool is_bad(State s);
 
 // ONNX's own node-test runner defaults (onnx/backend/test/runner): rtol 1e-3, atol 1e-7, applied
@@ -50,9 +52,19 @@ struct Outcome {
   int64_t nodes_on_backend = -1;  // kernels the backend's EP ran (ORT profiler); -1 unknown
   int64_t nodes_on_cpu = -1;      // kernels that ran on the CPU EP instead
   double duration_ms = 0;         // worker wall time, all data sets
+  double setup_ms = 0;            // of which one-time setup (browser start, bundle load); see RunResult
   std::string runtime_version;    // ORT version the worker loaded
   std::string adapter;            // WebGPU adapter, empty for cpu
+  // The re-check (run_conformance re-runs every cell that did not pass, from a fresh page or
+  // worker): true once done, with both attempts here, first one first (duration_ms and setup_ms
+  // above are their sums).
+  bool rechecked = false;
+  std::vector<Outcome> attempts;
 };
+
+// The verdict on a cell run twice: the first attempt's when both agree on the state, else a
+// flaky outcome; either way rechecked, holding both attempts.
+Outcome recheck_verdict(Outcome first, Outcome second);
 
 // Turns one worker's result on one data set into an Outcome. Pure: no I/O.
 // - an Error maps by kind: crashed, timeout, unavailable -> not_supported (a device feature the

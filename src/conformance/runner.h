@@ -31,6 +31,10 @@ struct ConformanceOptions {
   isolate::IsolationLimits limits;                                  // timeout_s is per (test, backend) worker
   std::string worker_exe;                                           // empty = this executable
   isolate::BackendRunner* runner = nullptr;  // shared runner (browsers reused across tests); null = own
+  // Re-run each cell that did not pass (and was not skipped) once, fresh; a changed state is
+  // State::flaky with both attempts.
+  bool recheck = true;
+  std::string test_fault_env;  // value of PARITY_TEST_FAULT ("" = none), as for probe
 };
 
 // What the run knew about one backend (from its spec and the first worker that answered).

@@ -31,6 +31,7 @@ std::string_view fault_action_name(backend::FaultAction a) {
     case backend::FaultAction::null_result: return "null";
     case backend::FaultAction::oom: return "oom";
     case backend::FaultAction::device_lost: return "device-lost";
+    case backend::FaultAction::stall: return "stall";
   }
   return "segv";
 }
@@ -43,7 +44,8 @@ Error protocol_error(const std::string& what) {
 }  // namespace
 
 std::string test_fault_to_string(const backend::TestFault& f) {
-  return std::string(to_string(f.stage)) + ":" + std::string(fault_action_name(f.action));
+  return std::string(to_string(f.stage)) + ":" + std::string(fault_action_name(f.action)) +
+         (f.first_only ? ":first" : "");
 }
 
 json spec_to_json(const backend::BackendSpec& s) {
@@ -90,9 +92,10 @@ Result<backend::BackendSpec> spec_from_json(const json& j) {
 
 std::string encode_request(const backend::BackendSpec& spec, const backend::RunRequest& run,
                            const std::optional<backend::TestFault>& fault) {
-  json j = {{"protocol", kProtocolVersion},   {"spec", spec_to_json(spec)},
-            {"model_path", run.model_path},   {"output_names", run.output_names},
-            {"warmup_runs", run.warmup_runs}, {"input_count", run.inputs.size()}};
+  json j = {{"protocol", kProtocolVersion},    {"spec", spec_to_json(spec)},
+            {"model_path", run.model_path},    {"output_names", run.output_names},
+            {"warmup_runs", run.warmup_runs},  {"fresh", run.fresh},
+            {"input_count", run.inputs.size()}};
   if (fault) j["test_fault"] = test_fault_to_string(*fault);
   return j.dump();
 }
@@ -110,6 +113,7 @@ Result<WorkerRequest> decode_request(const std::string& payload) {
     r.run.model_path = j.at("model_path");
     r.run.output_names = j.value("output_names", std::vector<std::string>{});
     r.run.warmup_runs = j.value("warmup_runs", 0);
+    r.run.fresh = j.value("fresh", false);
     r.run.inputs.resize(j.value("input_count", std::size_t{0}));
   } catch (const json::exception& e) {
     return protocol_error(std::string("bad request: ") + e.what());
@@ -162,6 +166,7 @@ std::string encode_result(const backend::RunResult& r) {
               {"nodes_on_backend", r.nodes_on_backend},
               {"nodes_on_cpu", r.nodes_on_cpu},
               {"create_ms", r.create_ms},
+              {"setup_ms", r.setup_ms},
               {"run_ms", r.run_ms},
               {"notes", r.notes},
               {"properties", key_values_to_json(r.properties)}}
@@ -177,6 +182,7 @@ Result<backend::RunResult> decode_result(const std::string& payload) {
   r.nodes_on_backend = j.value("nodes_on_backend", int64_t{-1});
   r.nodes_on_cpu = j.value("nodes_on_cpu", int64_t{-1});
   r.create_ms = j.value("create_ms", 0.0);
+  r.setup_ms = j.value("setup_ms", 0.0);
   r.run_ms = j.value("run_ms", 0.0);
   r.notes = j.value("notes", std::vector<std::string>{});
   r.properties = key_values_from_json(j.value("properties", json::array()));

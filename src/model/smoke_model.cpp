@@ -24,9 +24,7 @@ void add_initializer(onnx::GraphProto* g, const char* name, float base) {
   for (int i = 0; i < 8; ++i) init->add_float_data(base + 0.25f * static_cast<float>(i - 4));
 }
 
-}  // namespace
-
-Status write_smoke_model(const std::filesystem::path& path) {
+onnx::ModelProto smoke_model() {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.set_producer_name("parity-smoke");
@@ -47,6 +45,15 @@ Status write_smoke_model(const std::filesystem::path& path) {
   add_node("Mul", {"x", "w"}, "xw");
   add_node("Add", {"xw", "b"}, "pre");
   add_node("Relu", {"pre"}, "y");
+  return m;
+}
+
+}  // namespace
+
+std::string smoke_model_bytes() { return smoke_model().SerializeAsString(); }
+
+Status write_smoke_model(const std::filesystem::path& path) {
+  const onnx::ModelProto m = smoke_model();
   std::ofstream f(path, std::ios::binary);
   if (!f || !m.SerializeToOstream(&f))
     return make_error(ErrorKind::io, Stage::write_output, "cannot write " + path.string());

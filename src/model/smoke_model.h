@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "parity/result.h"
 
@@ -10,5 +11,7 @@ namespace parity::model {
 
 // Writes the smoke model to `path`. Its input is "x" float32[1,8], its output "y" float32[1,8].
 Status write_smoke_model(const std::filesystem::path& path);
+// The same model's serialized bytes (for a browser page's warm-up session).
+std::string smoke_model_bytes();
 
 }  // namespace parity::model

@@ -79,7 +79,7 @@ RunRequest image_request(int64_t side) {
   return r;
 }
 
-TEST_F(WebBackendTest, ThreePathsMatchNativeCpuOnTheirOwnProvidersInOneBrowser) {
+TEST_F(WebBackendTest, ThreePathsMatchNativeCpuOnTheirOwnProvidersAndKeepTheirPages) {
   const RunRequest request = image_request(32);
   const auto want = cpu_outputs(request);
   const std::vector<std::pair<std::string, std::string>> paths = {{"web-wasm", "CPUExecutionProvider"},
@@ -97,14 +97,29 @@ TEST_F(WebBackendTest, ThreePathsMatchNativeCpuOnTheirOwnProvidersInOneBrowser) 
           << property(*r, "placement");
       EXPECT_GT(r->nodes_on_backend, 0);
       EXPECT_EQ(property(*r, "page.cross_origin_isolated"), "yes") << "COOP/COEP must isolate the page";
-      EXPECT_EQ(property(*r, "browser.reused"), round == 0 && ep == "web-wasm" ? "no" : "yes");
+      // Each bundle keeps its own browser: round 0 launches one per path, round 1 finds each
+      // page already holding its bundle and reloads nothing (docs/browser.md, "Why runs stalled").
+      EXPECT_EQ(property(*r, "browser.reused"), round == 0 ? "no" : "yes");
+      EXPECT_EQ(property(*r, "page.reused"), round == 0 ? "no" : "yes");
+      if (round == 0) {
+        EXPECT_GT(r->setup_ms, 0) << "launch and page load are setup, not run time";
+      }
       if (ep != "web-wasm") {
         EXPECT_NE(r->adapter.find("swiftshader"), std::string::npos) << r->adapter;
         EXPECT_FALSE(property(*r, "adapter.limits.maxBufferSize").empty());
       }
     }
   }
-  EXPECT_EQ(pool_.launched(), 1) << "one browser serves every run";
+  EXPECT_EQ(pool_.launched(), 3) << "one browser per bundle, each reused";
+  // A fourth page (same bundle, other thread count) is past the pool's three hosts: it takes the
+  // oldest idle browser and navigates it instead of launching another.
+  BackendSpec one_thread = spec_for("web-wasm");
+  one_thread.intra_op_threads = 1;
+  auto fourth = run_web("web-wasm", request, {}, one_thread);
+  ASSERT_TRUE(fourth.ok()) << fourth.error().describe() << "\n" << log_;
+  EXPECT_EQ(property(*fourth, "browser.reused"), "yes");
+  EXPECT_EQ(property(*fourth, "page.reused"), "no");
+  EXPECT_EQ(pool_.launched(), 3);
   const std::vector<Stage> expected{Stage::create_env,     Stage::load_library, Stage::append_provider,
                                     Stage::create_session, Stage::run,          Stage::read_output};
   EXPECT_EQ(stages_, expected);
@@ -147,7 +162,7 @@ TEST_F(WebBackendTest, WarmupAndChosenOutputsAndInt64) {
 
 TEST_F(WebBackendTest, HangTimesOutAndTheNextRunGetsAFreshBrowser) {
   WebRunControl hang;
-  hang.timeout_s = 4;
+  hang.timeout_s = 15;  // launch, page load and session creation fit on a loaded 2-core machine
   hang.test_fault = TestFault{Stage::run, FaultAction::hang};
   const RunRequest request = image_request(8);
   auto r = run_web("web-wasm", request, hang);
@@ -156,9 +171,36 @@ TEST_F(WebBackendTest, HangTimesOutAndTheNextRunGetsAFreshBrowser) {
   EXPECT_EQ(r.error().stage, Stage::run);
   EXPECT_EQ(r.error().backend, "web-wasm");
   EXPECT_EQ(pool_.idle(), 0) << "a hung browser is not put back";
+  EXPECT_NE(r.error().message.find("killed the browser"), std::string::npos) << r.error().message;
   auto next = run_web("web-wasm", request);
   ASSERT_TRUE(next.ok()) << next.error().describe();
   EXPECT_EQ(pool_.launched(), 2);
+}
+
+// A page that waits for a promise no one settles keeps beating while the browser idles: the stall
+// watch calls it within its window, far inside --timeout, replaces the page and keeps the browser.
+TEST_F(WebBackendTest, StallIsCaughtByTheHeartbeatAndOnlyThePageIsReplaced) {
+  WebRunControl stall;
+  stall.timeout_s = 120;
+  stall.test_fault = TestFault{Stage::run, FaultAction::stall};
+  const RunRequest request = image_request(8);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run_web("web-wasm", request, stall);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::timeout) << r.error().describe();
+  EXPECT_EQ(r.error().stage, Stage::run);
+  EXPECT_NE(r.error().message.find("heartbeat went on"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("in step 'run: stalled on purpose"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("replaced the page"), std::string::npos) << r.error().message;
+  EXPECT_LT(took, 40) << "a 10 s stall window, not the 120 s timeout";
+  EXPECT_EQ(pool_.idle(), 1) << "the browser itself was fine and went back to the pool";
+  auto next = run_web("web-wasm", request);
+  ASSERT_TRUE(next.ok()) << next.error().describe();
+  EXPECT_EQ(property(*next, "browser.reused"), "yes");
+  EXPECT_EQ(property(*next, "page.reused"), "no") << "the stalled page is gone";
+  EXPECT_EQ(pool_.launched(), 1);
 }
 
 TEST_F(WebBackendTest, PageCrashAndBareNumberAreTyped) {

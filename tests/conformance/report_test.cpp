@@ -104,6 +104,46 @@ TEST(Expectations, JsonRoundTripAndValidation) {
       expectations_from_json({{"schema", "parity.conformance-expect/1"}, {"tests", {{"t", {{"cpu", "ok"}}}}}})
           .ok());
   EXPECT_FALSE(expectations_from_json(nlohmann::json::object()).ok());
+  auto flaky = expectations_from_json(
+      {{"schema", "parity.conformance-expect/1"}, {"tests", {{"t", {{"cpu", "flaky"}}}}}});
+  ASSERT_FALSE(flaky.ok()) << "flaky is never an expected state";
+  EXPECT_NE(flaky.error().hint.find("failure to investigate"), std::string::npos);
+}
+
+TEST(ReportJson, FlakyKeepsBothAttempts) {
+  Outcome first = outcome(State::timeout, "run: stalled");
+  first.duration_ms = 10000;
+  Outcome second = outcome(State::passed);
+  second.duration_ms = 200;
+  Outcome again = outcome(State::timeout, "run: stalled again");
+  again.duration_ms = 10000;
+  Outcome same = recheck_verdict(first, again);
+  EXPECT_EQ(same.state, State::timeout);
+  EXPECT_TRUE(same.rechecked);
+  EXPECT_EQ(same.reason, "run: stalled") << "agreeing attempts keep the first one's words";
+  ASSERT_EQ(same.attempts.size(), 2u) << "both attempts are kept, agreeing or not";
+  EXPECT_EQ(same.attempts[1].reason, "run: stalled again");
+  EXPECT_EQ(same.duration_ms, 20000);
+
+  auto r = make_report({{"test_a", "Abs", State::passed, State::timeout}});
+  r.tests[0].results[1] = recheck_verdict(first, second);
+  const Outcome& flaky = r.tests[0].results[1];
+  EXPECT_EQ(flaky.state, State::flaky);
+  EXPECT_EQ(flaky.reason, "timeout, then passed on a fresh re-run: run: stalled");
+  EXPECT_EQ(flaky.duration_ms, 10200);
+  const auto j = report_to_json(r);
+  EXPECT_EQ(j["summary"]["webgpu"]["flaky"], 1);
+  EXPECT_EQ(j["tests"][0]["results"]["webgpu"]["attempts"][1]["state"], "passed");
+  auto back = report_from_json(j);
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  const Outcome& o = back->tests[0].results[1];
+  EXPECT_EQ(o.state, State::flaky);
+  EXPECT_TRUE(o.rechecked);
+  ASSERT_EQ(o.attempts.size(), 2u);
+  EXPECT_EQ(o.attempts[0].state, State::timeout);
+  EXPECT_EQ(o.attempts[0].reason, "run: stalled");
+  EXPECT_EQ(o.attempts[1].state, State::passed);
+  EXPECT_TRUE(is_bad(State::flaky));
 }
 
 TEST(ReportJson, RoundTripsStatesMetricsAndErrors) {
@@ -151,7 +191,7 @@ TEST(Markdown, OpTableCountsPerBackend) {
   EXPECT_NE(t.find("| Add | 1 | 1/1 | 0/1 1 not-supported |"), std::string::npos) << t;
   EXPECT_NE(t.find("| Seq\\|Op | 1 | 0/1 1 skipped | 0/1 1 skipped |"), std::string::npos) << t;
   const std::string s = summary_table(r);
-  EXPECT_NE(s.find("| webgpu | 1.30.0 | off | 4 | 1 | 1 | 0 | 0 | 0 | 1 | 1 | SwiftShader |"),
+  EXPECT_NE(s.find("| webgpu | 1.30.0 | off | 4 | 1 | 1 | 0 | 0 | 0 | 1 | 1 | 0 | SwiftShader |"),
             std::string::npos)
       << s;
   const std::string f = failure_list(r);

@@ -3,6 +3,7 @@
 // web-webgpu, checked against tests/fixtures/conformance/expected_subset{,_web}.json.
 // A test that starts to pass, or stops passing, fails here with a line naming it.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -46,7 +47,15 @@ TEST_P(ConformanceSubset, StatesMatchTheRecordedExpectations) {
   ASSERT_TRUE(report.ok()) << report.error().describe();
   std::set<State> seen;
   for (const auto& t : report->tests)
-    for (const auto& o : t.results) seen.insert(o.state);
+    for (std::size_t b = 0; b < t.results.size(); ++b) {
+      const Outcome& o = t.results[b];
+      seen.insert(o.state);
+      // flaky is a failure to investigate, never noise: --expect cannot even record it.
+      EXPECT_NE(o.state, State::flaky) << t.name << " on " << report->backends[b].label << ": " << o.reason;
+      if (o.state != State::passed && o.state != State::skipped) {
+        EXPECT_TRUE(o.rechecked) << t.name << ": every cell that did not pass is re-run fresh";
+      }
+    }
   for (State s : subset.must_cover) EXPECT_TRUE(seen.count(s)) << "no test of the subset is " << to_string(s);
 }
 
@@ -83,6 +92,47 @@ TEST(ConformanceCli, DiffExitsOneOnRegression) {
   EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
   auto bad = testing::run_parity({"conformance", "diff", a, fs::path(dir.path()).string() + "/missing.json"});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
+// A cell whose first attempt fails and whose fresh re-run passes is flaky, with both attempts:
+// natively (a worker that crashes once) and in the browser (a page that throws once, re-run in a
+// freshly loaded page). The test fault's ":first" spares the re-check, as real flakiness would.
+TEST(ConformanceCli, AResultThatChangesOnAFreshRerunIsFlaky) {
+  if (!fs::exists(fs::path(kDefaultSuiteDir) / "test_abs")) GTEST_SKIP() << "libonnx-testdata not installed";
+  const bool browser = ::access("/usr/lib/chromium/chromium", X_OK) == 0;
+  testing::TempDir dir;
+  const std::string json = fs::path(dir.path()).string() + "/flaky.json";
+  const std::string expect = fs::path(dir.path()).string() + "/expect.json";
+  auto r = testing::run_parity({"conformance", "--filter", "test_abs", "--backends",
+                                browser ? "cpu,web-wasm" : "cpu", "--json", json, "--write-expect", expect},
+                               {{"PARITY_TEST_FAULT", "run:segv:first@cpu,run:abort:first@web-wasm"}}, 300);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("test_abs cpu: flaky (crashed, then passed on a fresh re-run"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("not written (an expectation must be deterministic)"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(fs::exists(expect));
+  auto report = read_report_file(json);
+  ASSERT_TRUE(report.ok()) << report.error().describe();
+  ASSERT_EQ(report->tests.size(), 1u);
+  for (std::size_t b = 0; b < report->backends.size(); ++b) {
+    const Outcome& o = report->tests[0].results[b];
+    SCOPED_TRACE(report->backends[b].label);
+    EXPECT_EQ(o.state, State::flaky) << o.reason;
+    ASSERT_EQ(o.attempts.size(), 2u);
+    EXPECT_EQ(o.attempts[0].state, b == 0 ? State::crashed : State::error);
+    EXPECT_EQ(o.attempts[1].state, State::passed) << o.attempts[1].reason;
+  }
+
+  // Without the re-check the first attempt stands alone, as it is: no flaky verdict.
+  auto once = testing::run_parity(
+      {"conformance", "--filter", "test_abs", "--backends", "cpu", "--no-recheck", "--json", json},
+      {{"PARITY_TEST_FAULT", "run:segv:first@cpu"}}, 120);
+  EXPECT_EQ(once.exit_code, 1) << once.output;
+  auto single = read_report_file(json);
+  ASSERT_TRUE(single.ok());
+  EXPECT_EQ(single->tests[0].results[0].state, State::crashed);
+  EXPECT_FALSE(single->tests[0].results[0].rechecked);
 }
 
 TEST(ConformanceCli, ListAndBadSuite) {

@@ -1,5 +1,6 @@
 #include "backend/browser/browser_pool.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace parity::backend::browser {
@@ -30,27 +31,55 @@ BrowserPool::Lease::~Lease() {
   if (pool_ && host_) pool_->give_back(std::move(host_));
 }
 
-Result<BrowserPool::Lease> BrowserPool::acquire(const BrowserConfig& config, double timeout_s) {
+Result<BrowserPool::Lease> BrowserPool::acquire(const BrowserConfig& config, const std::string& page_key,
+                                                double timeout_s) {
+  std::unique_ptr<BrowserHost> evicted;  // destroyed outside the lock (killing Chromium takes a while)
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = idle_.begin(); it != idle_.end(); ++it) {
-      if ((*it)->config() == config) {
-        std::unique_ptr<BrowserHost> host = std::move(*it);
-        idle_.erase(it);
-        return Lease(this, std::move(host), true);
+    auto take = [&](auto it) {
+      std::unique_ptr<BrowserHost> host = std::move(*it);
+      idle_.erase(it);
+      ++leased_;
+      return Lease(this, std::move(host), true);
+    };
+    auto same = [&](const auto& h) { return h->config() == config && h->page_key == page_key; };
+    if (auto it = std::find_if(idle_.begin(), idle_.end(), same); it != idle_.end()) return take(it);
+    // A host whose page holds nothing (a replaced stalled page) costs a page load either way.
+    auto blank = [&](const auto& h) { return h->config() == config && h->page_key.empty(); };
+    if (auto it = std::find_if(idle_.begin(), idle_.end(), blank); it != idle_.end()) return take(it);
+    const int alive = leased_ + static_cast<int>(idle_.size());
+    if (alive >= max_hosts_) {
+      auto fits = [&](const auto& h) { return h->config() == config; };
+      if (auto it = std::find_if(idle_.begin(), idle_.end(), fits); it != idle_.end()) return take(it);
+      // Every idle host has another config: the oldest makes room for this one.
+      if (!idle_.empty()) {
+        evicted = std::move(idle_.front());
+        idle_.erase(idle_.begin());
       }
     }
+    ++leased_;  // counted before the launch so concurrent acquires see it
   }
-  PARITY_ASSIGN_OR_RETURN(host, BrowserHost::launch(config, timeout_s));
+  evicted.reset();
+  auto host = BrowserHost::launch(config, timeout_s);
   std::lock_guard<std::mutex> lock(mu_);
+  if (!host.ok()) {
+    --leased_;
+    return host.error();
+  }
   ++launched_;
-  return Lease(this, std::move(host), false);
+  return Lease(this, std::move(*host), false);
 }
 
 void BrowserPool::give_back(std::unique_ptr<BrowserHost> host) {
-  if (host->broken) return;  // destroyed here: Chromium killed, profile removed
-  std::lock_guard<std::mutex> lock(mu_);
-  idle_.push_back(std::move(host));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --leased_;
+    if (!host->broken) {
+      idle_.push_back(std::move(host));
+      return;
+    }
+  }
+  host.reset();  // broken: destroyed here, outside the lock (Chromium killed, profile removed)
 }
 
 int BrowserPool::launched() const {

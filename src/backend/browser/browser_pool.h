@@ -6,8 +6,16 @@
 // A BrowserPool hands hosts out one at a time (a Lease) and takes them back; a host that timed
 // out, crashed or was interrupted is marked broken and destroyed on return (Chromium killed,
 // profile removed), so the next lease starts a fresh browser. One pool serves every run of a
-// verb: a whole sweep or conformance run pays the browser start once per concurrent job.
-// Thread-safe.
+// verb: a whole sweep or conformance run pays the browser start once per concurrent job and
+// bundle.
+//
+// Page affinity: acquire() prefers an idle host whose page already holds the wanted bundle, and
+// starts another browser (up to max_hosts) rather than navigate a host away from its bundle.
+// Switching bundles in one page is what made runs stall: each switch loads and compiles a
+// 10-20 MiB onnxruntime-web wasm module again, and V8's background TurboFan tier-up of the
+// module (in the new renderer and in the old one still winding down) filled both cores of a
+// small machine for tens of seconds, starving the page's fetches (docs/browser.md, "Why runs
+// stalled"). Thread-safe.
 #pragma once
 
 #include <memory>
@@ -54,7 +62,6 @@ class BrowserHost {
 
 class BrowserPool {
  public:
-  BrowserPool() = default;
   BrowserPool(const BrowserPool&) = delete;
   BrowserPool& operator=(const BrowserPool&) = delete;
 
@@ -75,8 +82,16 @@ class BrowserPool {
     bool reused_;
   };
 
-  // An idle host with the same config, or a newly launched one (Stage::create_env errors).
-  Result<Lease> acquire(const BrowserConfig& config, double timeout_s);
+  // Browsers kept at once for affinity: one per onnxruntime-web bundle a run mixes (web-wasm,
+  // web-jsep, web-webgpu). More concurrent leases than this still each get a browser.
+  static constexpr int kDefaultMaxHosts = 3;
+  explicit BrowserPool(int max_hosts = kDefaultMaxHosts) : max_hosts_(max_hosts < 1 ? 1 : max_hosts) {}
+
+  // A host for `config`, in this order: an idle one whose page_key is `page_key`; an idle one
+  // with a blank page (page_key ""); a new one while
+  // fewer than max_hosts are alive; the idle one used longest ago (its page will navigate); a new
+  // one when none is idle. Launch failures are Stage::create_env errors.
+  Result<Lease> acquire(const BrowserConfig& config, const std::string& page_key, double timeout_s);
 
   int launched() const;  // browsers started so far
   int idle() const;
@@ -84,8 +99,10 @@ class BrowserPool {
  private:
   void give_back(std::unique_ptr<BrowserHost> host);
   mutable std::mutex mu_;
-  std::vector<std::unique_ptr<BrowserHost>> idle_;
+  std::vector<std::unique_ptr<BrowserHost>> idle_;  // least recently returned first
+  int max_hosts_;
   int launched_ = 0;
+  int leased_ = 0;
 };
 
 }  // namespace parity::backend::browser

@@ -14,7 +14,9 @@
 #include <optional>
 #include <utility>
 
+#include "backend/browser/browser_trace.h"
 #include "core/interrupt.h"
+#include "core/process_group_cpu.h"
 
 namespace parity::backend::browser {
 namespace {
@@ -23,6 +25,10 @@ using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
 constexpr std::size_t kLogTailBytes = 4096;
+constexpr const char* kBeatBinding = "parityBeat";  // harness.mjs calls it every second
+constexpr double kWatchSampleS = 1.0;               // how often a watched wait samples the browser's CPU
+
+double steady_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
 Error browser_error(ErrorKind kind, Stage stage, std::string message, std::string hint = {}) {
   Error e = make_error(kind, stage, std::move(message), std::move(hint));
@@ -44,6 +50,13 @@ std::string console_text(const json& params) {
     }
   }
   return text;
+}
+
+// One line per CDP message for the trace: the reply's id or the event's name, and its start.
+std::string trace_text(const json& message) {
+  std::string text = message.contains("id") ? "reply " + message["id"].dump() : message.value("method", "?");
+  const std::string body = message.dump();
+  return text + " " + body.substr(0, 200);
 }
 
 }  // namespace
@@ -106,7 +119,10 @@ Result<std::unique_ptr<ChromiumSession>> ChromiumSession::launch(const ChromiumO
     auto r = s->command(domain, json::object(), t, Stage::create_env);
     if (!r.ok()) return r.error();
   }
-  if (auto nav = s->navigate(options.url.empty() ? "file://" + blank : options.url, t, Stage::create_env);
+  // The page's heartbeat: a binding on every context the page will have, navigations included.
+  if (auto r = s->command("Runtime.addBinding", {{"name", kBeatBinding}}, t, Stage::create_env); !r.ok())
+    return r.error();
+  if (auto nav = s->navigate(options.url.empty() ? s->blank_url() : options.url, t, Stage::create_env);
       !nav.ok())
     return nav.error();
   return s;
@@ -181,6 +197,13 @@ void ChromiumSession::handle_event(const json& message) {
   } else if (method == "Log.entryAdded") {
     const json entry = message.value("params", json::object()).value("entry", json::object());
     keep(entry.value("level", "log") + ": " + entry.value("text", ""));
+  } else if (method == "Runtime.bindingCalled") {
+    const json params = message.value("params", json::object());
+    if (params.value("name", "") == kBeatBinding) {
+      ++beats_;
+      last_beat_s_ = steady_s();
+      beat_step_ = params.value("payload", "");
+    }
   } else if (method == "Inspector.targetCrashed" || (method == "Target.targetCrashed")) {
     page_crashed_ = true;
   } else if (method == "Target.detachedFromTarget" &&
@@ -190,9 +213,18 @@ void ChromiumSession::handle_event(const json& message) {
 }
 
 template <class Pred>
-Result<json> ChromiumSession::pump(Pred done, double timeout_s, Stage stage, const std::string& what) {
+Result<json> ChromiumSession::pump(Pred done, double timeout_s, Stage stage, const std::string& what,
+                                   const StallWatchConfig* watch) {
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  std::optional<StallWatch> stall_watch;
+  std::optional<ProcessGroupCpu> browser_cpu;
+  double next_sample_s = 0;
+  if (watch) {
+    stall_watch.emplace(*watch);
+    browser_cpu.emplace(child_.pid());
+    last_stall_.reset();
+  }
   for (;;) {
     // Dispatch every complete message already buffered.
     for (std::size_t end; (end = inbox_.find('\0')) != std::string::npos;) {
@@ -200,12 +232,22 @@ Result<json> ChromiumSession::pump(Pred done, double timeout_s, Stage stage, con
       inbox_.erase(0, end + 1);
       json message = json::parse(raw, nullptr, false);
       if (message.is_discarded()) continue;
+      if (trace_enabled()) trace("cdp<", trace_text(message));
       handle_event(message);
       if (done(message)) return message;
     }
     if (page_crashed_) return fail(ErrorKind::crashed, stage, "the page crashed during " + what);
     if (interrupted()) return fail(ErrorKind::interrupted, stage, "interrupted during " + what);
     if (browser_gone_) return fail(ErrorKind::crashed, stage, "chromium exited during " + what);
+    if (stall_watch && steady_s() >= next_sample_s) {
+      const double now = steady_s();
+      next_sample_s = now + kWatchSampleS;
+      if (auto stall = stall_watch->observe(now, browser_cpu->sample(), last_beat_s_, beat_step_)) {
+        last_stall_ = *stall;
+        if (trace_enabled()) trace("stall", stall->describe());
+        return fail(ErrorKind::timeout, stage, what + ": " + stall->describe());
+      }
+    }
 
     const auto now = Clock::now();
     if (now >= deadline)
@@ -234,11 +276,13 @@ Result<json> ChromiumSession::pump(Pred done, double timeout_s, Stage stage, con
 }
 
 Result<json> ChromiumSession::send_and_wait(const std::string& method, const json& params,
-                                            const std::string& session, double timeout_s, Stage stage) {
+                                            const std::string& session, double timeout_s, Stage stage,
+                                            const StallWatchConfig* watch) {
   const int id = next_id_++;
   json message = {{"id", id}, {"method", method}, {"params", params}};
   if (!session.empty()) message["sessionId"] = session;
   std::string wire = message.dump();
+  if (trace_enabled()) trace("cdp>", std::to_string(id) + " " + method + " " + wire.substr(0, 160));
   wire.push_back('\0');
   for (std::size_t sent = 0; sent < wire.size();) {
     ssize_t n = ::send(child_.request_fd(), wire.data() + sent, wire.size() - sent, MSG_NOSIGNAL);
@@ -246,8 +290,8 @@ Result<json> ChromiumSession::send_and_wait(const std::string& method, const jso
     if (n <= 0) return fail(ErrorKind::crashed, stage, "chromium closed its command pipe (" + method + ")");
     sent += static_cast<std::size_t>(n);
   }
-  auto reply =
-      pump([id](const json& m) { return m.contains("id") && m["id"] == id; }, timeout_s, stage, method);
+  auto reply = pump([id](const json& m) { return m.contains("id") && m["id"] == id; }, timeout_s, stage,
+                    method, watch);
   if (!reply.ok()) return reply.error();
   if (reply->contains("error")) {
     const json& err = (*reply)["error"];
@@ -261,7 +305,8 @@ Result<json> ChromiumSession::command(const std::string& method, const json& par
   return send_and_wait(method, params, browser_level ? std::string() : session_id_, timeout_s, stage);
 }
 
-Status ChromiumSession::navigate(const std::string& url, double timeout_s, Stage stage) {
+Status ChromiumSession::navigate(const std::string& url, double timeout_s, Stage stage,
+                                 const StallWatchConfig* watch) {
   const auto start = Clock::now();
   auto r = command("Page.navigate", {{"url", url}}, timeout_s, stage);
   if (!r.ok()) return r.error();
@@ -273,19 +318,20 @@ Status ChromiumSession::navigate(const std::string& url, double timeout_s, Stage
       [&session](const json& m) {
         return m.value("method", "") == "Page.loadEventFired" && m.value("sessionId", "") == session;
       },
-      left > 0 ? left : 0.0, stage, "page load");
+      left > 0 ? left : 0.0, stage, "page load", watch);
   if (!loaded.ok()) return loaded.error();
   return ok_status();
 }
 
-Result<json> ChromiumSession::evaluate(const std::string& expression, double timeout_s) {
+Result<json> ChromiumSession::evaluate(const std::string& expression, double timeout_s,
+                                       const StallWatchConfig* watch) {
   // replMode allows top-level await, but wraps the completion value, so a promise that is the
   // value of the expression is not awaited there: the result object is awaited and serialised by
   // a second call on the same deadline.
   const auto start = Clock::now();
-  auto r =
-      command("Runtime.evaluate", {{"expression", expression}, {"awaitPromise", true}, {"replMode", true}},
-              timeout_s, Stage::run);
+  auto r = send_and_wait("Runtime.evaluate",
+                         {{"expression", expression}, {"awaitPromise", true}, {"replMode", true}},
+                         session_id_, timeout_s, Stage::run, watch);
   auto threw = [this](const json& reply) -> std::optional<Error> {
     if (!reply.contains("exceptionDetails")) return std::nullopt;
     const json& ex = reply["exceptionDetails"];
@@ -298,12 +344,12 @@ Result<json> ChromiumSession::evaluate(const std::string& expression, double tim
   json result = r->value("result", json::object());
   if (result.contains("objectId")) {
     const double left = timeout_s - std::chrono::duration<double>(Clock::now() - start).count();
-    r = command("Runtime.callFunctionOn",
-                {{"objectId", result["objectId"]},
-                 {"functionDeclaration", "async function() { return await this; }"},
-                 {"awaitPromise", true},
-                 {"returnByValue", true}},
-                left > 0 ? left : 0.0, Stage::run);
+    r = send_and_wait("Runtime.callFunctionOn",
+                      {{"objectId", result["objectId"]},
+                       {"functionDeclaration", "async function() { return await this; }"},
+                       {"awaitPromise", true},
+                       {"returnByValue", true}},
+                      session_id_, left > 0 ? left : 0.0, Stage::run, watch);
     if (!r.ok()) return r.error();
     if (auto e = threw(*r)) return *e;
     result = r->value("result", json::object());

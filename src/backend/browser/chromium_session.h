@@ -13,9 +13,11 @@
 #include <deque>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "backend/browser/stall_watch.h"
 #include "core/child_process.h"
 #include "parity/result.h"
 
@@ -45,12 +47,23 @@ class ChromiumSession {
   Result<nlohmann::json> command(const std::string& method, const nlohmann::json& params, double timeout_s,
                                  Stage stage = Stage::run, bool browser_level = false);
 
-  // Navigates the page and waits for Page.loadEventFired.
-  Status navigate(const std::string& url, double timeout_s, Stage stage = Stage::run);
+  // Navigates the page and waits for Page.loadEventFired (with `watch`, see evaluate()).
+  Status navigate(const std::string& url, double timeout_s, Stage stage = Stage::run,
+                  const StallWatchConfig* watch = nullptr);
+  // The blank secure page the session starts on (file:// in profile_dir()).
+  std::string blank_url() const { return "file://" + profile_dir_ + "/blank.html"; }
 
   // Runtime.evaluate with awaitPromise and returnByValue; the value of the expression (top-level
   // await is allowed). A thrown exception is ErrorKind::error with its description.
-  Result<nlohmann::json> evaluate(const std::string& expression, double timeout_s);
+  // With `watch`, a page that stalls (stall_watch.h) ends the wait early as ErrorKind::timeout,
+  // and last_stall() says how; without, only the deadline does.
+  Result<nlohmann::json> evaluate(const std::string& expression, double timeout_s,
+                                  const StallWatchConfig* watch = nullptr);
+  // The stall that ended the last watched evaluate, if one did.
+  const std::optional<Stall>& last_stall() const { return last_stall_; }
+  // Heartbeats received from the page (the parityBeat binding), and the step the newest named.
+  int beats() const { return beats_; }
+  const std::string& beat_step() const { return beat_step_; }
 
   // Console lines (Runtime.consoleAPICalled as "<type>: <args joined by spaces>", and the
   // browser's own Log.entryAdded, e.g. uncaptured WebGPU validation errors, as "<level>: <text>"),
@@ -73,10 +86,13 @@ class ChromiumSession {
  private:
   ChromiumSession(ChildProcess child, std::string profile_dir);
   Result<nlohmann::json> send_and_wait(const std::string& method, const nlohmann::json& params,
-                                       const std::string& session, double timeout_s, Stage stage);
-  // Reads and dispatches messages until `done` accepts one or the deadline passes.
+                                       const std::string& session, double timeout_s, Stage stage,
+                                       const StallWatchConfig* watch = nullptr);
+  // Reads and dispatches messages until `done` accepts one, the deadline passes or (with
+  // `watch`) the page stalls.
   template <class Pred>
-  Result<nlohmann::json> pump(Pred done, double timeout_s, Stage stage, const std::string& what);
+  Result<nlohmann::json> pump(Pred done, double timeout_s, Stage stage, const std::string& what,
+                              const StallWatchConfig* watch = nullptr);
   void handle_event(const nlohmann::json& message);
   Error fail(ErrorKind kind, Stage stage, std::string message) const;
   void drain_log();
@@ -91,6 +107,10 @@ class ChromiumSession {
   bool page_crashed_ = false;
   bool browser_gone_ = false;
   int next_id_ = 1;
+  int beats_ = 0;
+  double last_beat_s_ = -1;  // steady-clock seconds of the newest heartbeat; -1: none yet
+  std::string beat_step_;
+  std::optional<Stall> last_stall_;
 };
 
 }  // namespace parity::backend::browser

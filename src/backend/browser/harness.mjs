@@ -17,6 +17,8 @@ const state = {
   deviceLost: null,    // "reason: message" once the WebGPU device is lost
   validation: [],      // uncaptured WebGPU errors since the last reset
   ortLog: [],          // the newest ORT log lines (all severities)
+  trace: false,        // post page-side steps as console lines (see step())
+  step: 'page loaded', // what the page is doing now: the heartbeat carries it
   placement: null,     // [{ep, nodes}] from ORT's "Node placements" verbose log; null: not logged
 };
 
@@ -43,6 +45,21 @@ for (const level of ['log', 'info', 'debug', 'warn', 'error']) {
   };
 }
 
+// What the page is doing. The heartbeat reports it, so a stall names its step; with
+// PARITY_BROWSER_TRACE (load's `trace` argument) each step is also a console line with the
+// page's clock, so a trace shows which step of a run the time went to.
+function step(text) {
+  state.step = text;
+  if (state.trace) console.debug(`[parity-mark] ${performance.now().toFixed(1)} ms ${text}`);
+}
+
+// The heartbeat: every second, the step the page is in, through the CDP binding ChromiumSession
+// added (Runtime.bindingCalled). It stops when the main thread is blocked; it goes on while the
+// page awaits a promise, which is how C++ tells a waiting page from a frozen one (stall_watch.h).
+setInterval(() => {
+  if (typeof globalThis.parityBeat === 'function') globalThis.parityBeat(state.step);
+}, 1000);
+
 function failure(e) {
   if (typeof e === 'number' || typeof e === 'bigint')
     return {ok: false, error: {message: String(e), name: 'number', numeric: true}};
@@ -64,6 +81,14 @@ function faultAt(fault, stage) {
   if (!fault || fault.stage !== stage) return;
   if (fault.action === 'hang') for (;;) {}  // blocks the renderer's main thread for good
   if (fault.action === 'abort') throw 1234567;  // what an aborted wasm build throws: a bare number
+}
+
+// The stall fault: the page stays alive (heartbeat on) but awaits a promise no one settles, as a
+// page waiting for a lost GPU fence or a fetch that never returns would.
+async function stallAt(fault, stage) {
+  if (!fault || fault.stage !== stage || fault.action !== 'stall') return;
+  step(`${stage}: stalled on purpose (test fault)`);
+  await new Promise(() => {});
 }
 
 const ELEMENT_ARRAYS = {
@@ -96,17 +121,44 @@ function currentDevice() {
   }
 }
 
+// onnxruntime-web instantiates its wasm module (and, for WebGPU, its device) on the first
+// InferenceSession.create. A throwaway session on a tiny model does that once per page, so the
+// cost is the page's setup and create_ms measures the user's session alone. A failure here is
+// only recorded: the real create reports it at its own stage.
+async function warmUp(w) {
+  if (!w) return {ms: 0, error: null};
+  const t0 = performance.now();
+  step('warming up onnxruntime-web');
+  try {
+    const bytes = new Uint8Array(await (await fetch(w.model_url)).arrayBuffer());
+    const session = await state.ort.InferenceSession.create(bytes, {executionProviders: [w.ep]});
+    const x = new state.ort.Tensor('float32', new Float32Array(8), [1, 8]);
+    await session.run({x});
+    await session.release();
+    return {ms: performance.now() - t0, error: null};
+  } catch (e) {
+    return {ms: performance.now() - t0, error: failure(e).error.message};
+  }
+}
+
 globalThis.parity = {
   // Imports one onnxruntime-web bundle into this page (one bundle per page: C++ navigates to a
   // fresh page to change it) and applies the env settings that must precede the first session.
   load: (args) => guarded(async () => {
     faultAt(args.fault, 'load-library');
+    await stallAt(args.fault, 'load-library');
+    state.trace = args.trace === true;
+    step(`importing ${args.bundle}`);
     state.ort = await import(args.bundle);
     const env = state.ort.env;
     if (args.threads > 0) env.wasm.numThreads = args.threads;
     if (args.log_level) env.logLevel = args.log_level;
+    const warmup = await warmUp(args.warmup);
+    step('idle');
     return {
       ok: true,
+      warmup_ms: warmup.ms,
+      warmup_error: warmup.error,
       version: env.versions && env.versions.web,
       common: env.versions && env.versions.common,
       threads: env.wasm.numThreads === undefined ? 0 : env.wasm.numThreads,
@@ -118,6 +170,7 @@ globalThis.parity = {
   // The WebGPU adapter this page gets (what onnxruntime-web will request too).
   adapter: (args) => guarded(async () => {
     faultAt(args.fault, 'append-provider');
+    await stallAt(args.fault, 'append-provider');
     if (!navigator.gpu) return {ok: true, gpu: false};
     const a = await navigator.gpu.requestAdapter(args.power ? {powerPreference: args.power} : undefined);
     if (!a) return {ok: true, gpu: true, adapter: null};
@@ -137,15 +190,19 @@ globalThis.parity = {
   // Creates the session from the model's bytes. `options` is an InferenceSession.SessionOptions.
   create: (args) => guarded(async () => {
     faultAt(args.fault, 'create-session');
+    await stallAt(args.fault, 'create-session');
     if (state.session) { await state.session.release(); state.session = null; }
     state.placement = null;
     state.validation = [];
+    step('fetching the model');
     const response = await fetch(args.model_url);
     if (!response.ok) throw new Error(`fetching the model failed: HTTP ${response.status}`);
     const bytes = new Uint8Array(await response.arrayBuffer());
+    step(`creating the session (${bytes.byteLength} bytes)`);
     const t0 = performance.now();
     state.session = await state.ort.InferenceSession.create(bytes, args.options);
     const create_ms = performance.now() - t0;
+    step('idle');
     watchDevice(currentDevice());
     return {
       ok: true, create_ms, placement: state.placement,
@@ -159,6 +216,7 @@ globalThis.parity = {
   // raw bytes to `${args.upload}/${index}`. Returns the outputs' names, types and dims.
   run: (args) => guarded(async () => {
     faultAt(args.fault, 'run');
+    await stallAt(args.fault, 'run');
     if (!state.session) throw new Error('no session (create failed or was not called)');
     if (state.deviceLost) throw new Error(`WebGPU device lost before run (${state.deviceLost})`);
     if (args.fault && args.fault.action === 'device-lost' && state.device) {
@@ -166,6 +224,7 @@ globalThis.parity = {
       await state.device.lost;
     }
     state.validation = [];
+    step('fetching inputs');
     const feeds = {};
     for (const input of args.inputs) {
       const response = await fetch(input.url);
@@ -175,12 +234,15 @@ globalThis.parity = {
       if (!Array_) throw new Error(`input '${input.name}': type ${input.type} cannot cross to the browser`);
       feeds[input.name] = new state.ort.Tensor(input.type, new Array_(buffer), input.dims);
     }
+    step('session.run');
     const fetches = args.outputs.length ? args.outputs : undefined;
     for (let i = 0; i < args.warmup; ++i) await state.session.run(feeds, fetches);
     const t0 = performance.now();
     const results = await state.session.run(feeds, fetches);
     const run_ms = performance.now() - t0;
+    step('uploading outputs');
     faultAt(args.fault, 'read-output');
+    await stallAt(args.fault, 'read-output');
     const outputs = [];
     const names = Object.keys(results);
     if (args.fault && args.fault.stage === 'read-output' && args.fault.action === 'null') names.length = 0;
@@ -194,6 +256,7 @@ globalThis.parity = {
       outputs.push({name: names[i], type: t.type, dims: t.dims.map(Number), bytes: bytes.byteLength});
       if (typeof t.dispose === 'function') t.dispose();
     }
+    step('idle');
     return {ok: true, run_ms, outputs, validation: state.validation, device_lost: state.deviceLost};
   }),
 

@@ -6,11 +6,15 @@
 #include <cstring>
 #include <map>
 
+#include "backend/browser/browser_trace.h"
 #include "backend/browser/web_errors.h"
 #include "model/onnx_model.h"
+#include "model/smoke_model.h"
 
 namespace parity::backend::browser {
 namespace {
+
+constexpr double kReplacePageS = 5.0;  // how long a stalled page's replacement may take
 
 using nlohmann::json;
 
@@ -86,6 +90,17 @@ WebBackend::WebBackend(BackendSpec spec, WebPathInfo path, BrowserPool& pool, We
 
 WebBackend::~WebBackend() = default;
 
+std::string WebBackend::log_level_name() const {
+  return spec_.log_level.empty() ? "warning" : spec_.log_level;
+}
+
+// What a page must have loaded to serve this backend; the same on every host, so the pool can
+// match a run to the browser whose page already holds its bundle.
+std::string WebBackend::page_key() const {
+  return spec_.ort_web + "|" + std::string(path_.bundle) +
+         "|threads=" + std::to_string(spec_.intra_op_threads) + "|" + log_level_name();
+}
+
 double WebBackend::seconds_left() const { return std::max(0.05, deadline_ - now_s()); }
 
 json WebBackend::fault_for(Stage stage) const {
@@ -97,6 +112,7 @@ json WebBackend::fault_for(Stage stage) const {
     case FaultAction::null_result: return {{"stage", std::string(to_string(stage))}, {"action", "null"}};
     case FaultAction::device_lost:
       return {{"stage", std::string(to_string(stage))}, {"action", "device-lost"}};
+    case FaultAction::stall: return {{"stage", std::string(to_string(stage))}, {"action", "stall"}};
     default: return nullptr;
   }
 }
@@ -109,20 +125,13 @@ void WebBackend::crash_if_asked(BrowserHost& host, Stage stage) {
 
 Result<json> WebBackend::call(BrowserHost& host, const std::string& function, const json& args, Stage stage) {
   crash_if_asked(host, stage);
-  auto r = host.chromium().evaluate("parity." + function + "(" + args.dump() + ")", seconds_left());
+  auto r = host.chromium().evaluate("parity." + function + "(" + args.dump() + ")", seconds_left(),
+                                    &control_.stall);
   if (!r.ok()) {
     Error e = r.error();
     e.backend = spec_.label;
     e.stage = stage;
-    if (e.kind == ErrorKind::timeout || e.kind == ErrorKind::crashed || e.kind == ErrorKind::interrupted) {
-      host.broken = true;  // a hung or dead page cannot be trusted with another run
-      if (e.kind == ErrorKind::timeout)
-        e.hint = "the page did not answer before --timeout (" + std::to_string(control_.timeout_s) +
-                 " s); Parity killed the browser. WebGPU on SwiftShader is 100x slower than a GPU";
-      if (e.kind == ErrorKind::crashed)
-        e.hint = "the page's renderer process died; Parity isolated it (the console tail is in the report)";
-    }
-    return e;
+    return after_lost_page(host, std::move(e));
   }
   if (!r->is_object() || !r->contains("ok"))
     return web_error(spec_.label, ErrorKind::internal, stage,
@@ -135,6 +144,33 @@ Result<json> WebBackend::call(BrowserHost& host, const std::string& function, co
                                  PageFailure{err.value("message", ""), err.value("numeric", false)});
   }
   return r;
+}
+
+Error WebBackend::after_lost_page(BrowserHost& host, Error e) {
+  if (e.kind != ErrorKind::timeout && e.kind != ErrorKind::crashed && e.kind != ErrorKind::interrupted)
+    return e;
+  ChromiumSession& chromium = host.chromium();
+  host.page_key.clear();
+  // A stalled page is dropped, not the browser: a blank page frees what it held, and the next run
+  // loads its bundle there. Only if even that does not answer is the browser given up.
+  if (e.kind == ErrorKind::timeout && chromium.last_stall() &&
+      chromium.navigate(chromium.blank_url(), kReplacePageS).ok()) {
+    e.message += "; Parity replaced the page (the browser was kept)";
+    e.hint = "the page stalled: it stayed idle for " + std::to_string(control_.stall.window_s) +
+             " s without answering. A run that needs long idle waits (a slow remote GPU) can raise the "
+             "stall window; otherwise this is a bug in onnxruntime-web or the browser worth a repro";
+    return e;
+  }
+  host.broken = true;  // a hung or dead page cannot be trusted with another run
+  e.message += "; Parity killed the browser (the next run starts a fresh one)";
+  if (e.kind == ErrorKind::timeout)
+    e.hint = chromium.last_stall()
+                 ? "the page stalled and the browser did not answer a navigation either"
+                 : "the page kept the browser busy past --timeout (" + std::to_string(control_.timeout_s) +
+                       " s) without finishing; WebGPU on SwiftShader is 100x slower than a GPU";
+  if (e.kind == ErrorKind::crashed)
+    e.hint = "the page's renderer process died; Parity isolated it (the console tail is in the report)";
+  return e;
 }
 
 void WebBackend::collect_log(BrowserHost& host, std::size_t console_mark, bool failed) {
@@ -164,7 +200,8 @@ Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver
   BrowserConfig config;
   if (!spec_.browser.empty()) config.executable = spec_.browser;
   config.extra_args = spec_.browser_args;
-  auto lease = pool_.acquire(config, seconds_left());
+  const double acquire_s = now_s();
+  auto lease = pool_.acquire(config, page_key(), seconds_left());
   if (!lease.ok()) {
     Error e = lease.error();
     e.backend = spec_.label;
@@ -175,6 +212,7 @@ Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver
   const std::size_t mark = host.chromium().console_count();
   RunResult result;
   result.properties.emplace_back("browser.reused", lease->reused() ? "yes" : "no");
+  if (!lease->reused()) result.setup_ms += (now_s() - acquire_s) * 1000;
   auto r = run_leased(host, request, enter, result);
   collect_log(host, mark, !r.ok());
   if (!r.ok() && r.error().stage == Stage::none) r.error().stage = stage;
@@ -206,31 +244,37 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
     e.backend = label;
     return e;
   }
-  const std::string log_level = spec_.log_level.empty() ? "warning" : spec_.log_level;
+  const std::string log_level = log_level_name();
   const std::string bundle_url = server.origin() + server.mount(dist.dist_dir) + std::string(path_.bundle);
-  const std::string page_key =
-      bundle_url + "|threads=" + std::to_string(spec_.intra_op_threads) + "|" + log_level;
-  if (host.page_key != page_key || control_.test_fault) {
+  const std::string page_key = this->page_key();
+  const bool page_reused = host.page_key == page_key && !control_.test_fault && !request.fresh;
+  result.properties.emplace_back("page.reused", page_reused ? "yes" : "no");
+  if (!page_reused) {
+    const double load_s = now_s();
     host.page_key.clear();
     crash_if_asked(host, Stage::create_env);
-    if (auto nav =
-            chromium.navigate(server.harness_url() + "?run=" + std::to_string(host.runs), seconds_left());
+    if (auto nav = chromium.navigate(server.harness_url() + "?run=" + std::to_string(host.runs),
+                                     seconds_left(), Stage::run, &control_.stall);
         !nav.ok()) {
       Error e = nav.error();
       e.backend = label;
       e.stage = Stage::create_env;
-      if (e.kind == ErrorKind::timeout || e.kind == ErrorKind::crashed || e.kind == ErrorKind::interrupted)
-        host.broken = true;
-      return e;
+      return after_lost_page(host, std::move(e));
     }
-    PARITY_ASSIGN_OR_RETURN(loaded, call(host, "load",
-                                         {{"bundle", bundle_url},
-                                          {"threads", spec_.intra_op_threads},
-                                          {"log_level", log_level},
-                                          {"fault", fault_for(Stage::load_library)}},
-                                         Stage::load_library));
+    const std::string warmup_url = server.publish_bytes(model::smoke_model_bytes());
+    auto loaded_r = call(host, "load",
+                         {{"bundle", bundle_url},
+                          {"threads", spec_.intra_op_threads},
+                          {"log_level", log_level},
+                          {"trace", trace_enabled()},
+                          {"warmup", {{"model_url", warmup_url}, {"ep", path_.ort_ep}}},
+                          {"fault", fault_for(Stage::load_library)}},
+                         Stage::load_library);
+    server.withdraw(warmup_url);
+    PARITY_ASSIGN_OR_RETURN(loaded, std::move(loaded_r));
     host.page_key = page_key;
     host.page_info = loaded;
+    result.setup_ms += (now_s() - load_s) * 1000;
   }
   const json& page = host.page_info;
   result.runtime_version = page.value("version", dist.version);
@@ -242,6 +286,8 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
     const int threads = page.value("threads", 0);
     result.properties.emplace_back("wasm.threads", threads > 0 ? std::to_string(threads) : "default");
   }
+  if (page.contains("warmup_error") && page["warmup_error"].is_string())
+    result.properties.emplace_back("page.warmup_error", page["warmup_error"].get<std::string>());
   if (!page.value("isolated", false))
     result.notes.push_back(
         "the page is not cross-origin isolated: onnxruntime-web runs wasm single-threaded");
@@ -438,15 +484,19 @@ Result<std::unique_ptr<WebBackend>> make_web_backend(const BackendSpec& spec, Br
     return web_error(label, ErrorKind::unavailable, Stage::none, "'" + spec.ep + "' is not a browser backend",
                      "browser backends: web-wasm, web-jsep, web-webgpu");
   if (const auto& f = control.test_fault) {
-    const bool ok = f->action == FaultAction::segv || f->action == FaultAction::hang ||
-                    f->action == FaultAction::abort ||
-                    (f->action == FaultAction::null_result && f->stage == Stage::read_output) ||
-                    (f->action == FaultAction::device_lost && f->stage == Stage::run);
+    const bool ok =
+        f->action == FaultAction::segv || f->action == FaultAction::hang || f->action == FaultAction::abort ||
+        (f->action == FaultAction::stall &&
+         (f->stage == Stage::load_library || f->stage == Stage::append_provider ||
+          f->stage == Stage::create_session || f->stage == Stage::run || f->stage == Stage::read_output)) ||
+        (f->action == FaultAction::null_result && f->stage == Stage::read_output) ||
+        (f->action == FaultAction::device_lost && f->stage == Stage::run);
     if (!ok)
       return web_error(
           label, ErrorKind::bad_input, Stage::parse_args,
           "test fault " + std::string(to_string(f->stage)) + " is not one a browser backend can perform",
-          "browser backends take segv, hang and abort at any stage, null at read-output and "
+          "browser backends take segv, hang and abort at any stage, stall from load-library on, null at "
+          "read-output and "
           "device-lost at run; oom needs a real model over the 4 GiB wasm heap");
   }
   return std::make_unique<WebBackend>(spec, *path, pool, std::move(control));

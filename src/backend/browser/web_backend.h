@@ -6,8 +6,11 @@
 // path's bundle if the page does not have it yet, check the WebGPU adapter (and refuse fp16
 // models on one without shader-f16), create an InferenceSession from the model's bytes, run it,
 // download the outputs, release the session. Every failure is a parity::Error with this
-// backend's label and the stage it happened in; a timeout, a renderer crash or an interruption
-// marks the browser broken, so it is killed and the next run starts a fresh one.
+// backend's label and the stage it happened in. A page that stalls (stall_watch.h: idle browser,
+// with or without heartbeat) fails within StallWatchConfig::window_s and is replaced by a blank
+// page, the browser kept; a timeout, a renderer crash, an interruption or a page that cannot be
+// replaced marks the browser broken, so it is killed and the next run starts a fresh one. The
+// error's message says which of the two happened.
 #pragma once
 
 #include <memory>
@@ -23,6 +26,7 @@ namespace parity::backend::browser {
 
 struct WebRunControl {
   double timeout_s = 600;               // whole run, browser start to outputs
+  StallWatchConfig stall;               // when an idle page counts as stalled, long before timeout_s
   std::optional<TestFault> test_fault;  // PARITY_TEST_FAULT for this backend, done in the page
 };
 
@@ -45,7 +49,12 @@ class WebBackend final : public Backend {
   Result<nlohmann::json> call(BrowserHost& host, const std::string& function, const nlohmann::json& args,
                               Stage stage);
   void collect_log(BrowserHost& host, std::size_t console_mark, bool failed);
+  // For a timeout, crash or interruption from the page: replaces the page (a stall) or marks the
+  // browser broken, and says so in `e`.
+  Error after_lost_page(BrowserHost& host, Error e);
   double seconds_left() const;
+  std::string log_level_name() const;
+  std::string page_key() const;
   nlohmann::json fault_for(Stage stage) const;
   void crash_if_asked(BrowserHost& host, Stage stage);
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/browser/browser_trace.h"
 #include "backend/browser/harness_source.h"
 
 namespace parity::backend::browser {
@@ -148,7 +149,16 @@ void WebServer::install_routes() {
     res.status = 204;
   });
 
-  s.set_logger([this](const httplib::Request&, const httplib::Response& res) {
+  if (trace_enabled())
+    s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+      trace("http>",
+            req.method + " " + req.path + " from " + req.remote_addr + ":" + std::to_string(req.remote_port));
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
+  s.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    if (trace_enabled())
+      trace("http<", req.method + " " + req.path + " " + std::to_string(res.status) + " from port " +
+                         std::to_string(req.remote_port));
     if (res.status != 404) return;
     std::lock_guard<std::mutex> lock(mu_);
     ++not_found_;

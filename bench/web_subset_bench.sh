@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# bench/web_subset_bench.sh: the web conformance subset (tests/fixtures/conformance/
+# expected_subset_web.json on web-wasm, web-jsep and web-webgpu in headless Chromium) at --jobs 1
+# and --jobs 2: wall time, CPU time of the whole machine (Chromium's renderers and GPU process are
+# not children Parity reaps, so its own rusage misses them), and the single runs: median, slowest,
+# and their ratio. A run's time is its worker wall time less its one-time setup (browser start,
+# bundle load: `setup_ms`), each attempt of a re-checked cell counted on its own.
+#
+#   bench/web_subset_bench.sh [BUILD_DIR] [JOBS...]          default: build 1 2
+#
+# Target (docs/browser.md, "Why runs stalled"): the slowest run stays under 5x the median. The
+# script exits 1 when a row misses it or a run timed out, so CI-like use can gate on it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+shift || true
+jobs=("$@")
+[ ${#jobs[@]} -gt 0 ] || jobs=(1 2)
+parity=$build/bin/parity
+expect=$root/tests/fixtures/conformance/expected_subset_web.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Busy jiffies of the whole machine (user nice system irq softirq steal), from /proc/stat.
+busy_jiffies() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+hz=$(getconf CLK_TCK)
+
+status=0
+printf '%-5s %7s %7s %5s %5s %9s %9s %-44s %6s %s\n' jobs wall_s cpu_s runs tmout median_ms slowest_ms slowest ratio verdict
+for j in "${jobs[@]}"; do
+  t0=$(date +%s%3N)
+  c0=$(busy_jiffies)
+  "$parity" conformance --expect "$expect" --backends web-wasm,web-jsep,web-webgpu --jobs "$j" -q \
+    --json "$tmp/r$j.json" >"$tmp/log$j" 2>&1 || true
+  c1=$(busy_jiffies)
+  t1=$(date +%s%3N)
+  python3 - "$tmp/r$j.json" "$j" "$(( t1 - t0 ))" "$(( c1 - c0 ))" "$hz" <<'PY' || status=1
+import json, statistics, sys
+path, jobs, wall_ms, jiffies, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+report = json.load(open(path))
+runs, timeouts = [], 0
+for test in report["tests"]:
+    for label, result in test["results"].items():
+        for attempt in result.get("attempts") or [result]:
+            if attempt["state"] == "skipped" or attempt.get("duration_ms", 0) <= 0:
+                continue
+            timeouts += attempt["state"] == "timeout"
+            runs.append((attempt["duration_ms"] - attempt.get("setup_ms", 0), f'{test["name"]} {label}'))
+median = statistics.median(ms for ms, _ in runs)
+slow_ms, slow_name = max(runs)
+ratio = slow_ms / median
+ok = ratio < 5 and timeouts == 0
+print(f"{jobs:<5} {wall_ms / 1000:7.1f} {jiffies / hz:7.1f} {len(runs):5d} {timeouts:5d} {median:9.0f} {slow_ms:9.0f} "
+      f"{slow_name:<44} {ratio:6.2f} {'ok' if ok else 'OVER 5x MEDIAN' if ratio >= 5 else 'TIMEOUT'}")
+sys.exit(0 if ok else 1)
+PY
+done
+exit $status
