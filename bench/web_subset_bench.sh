@@ -2,9 +2,10 @@
 # bench/web_subset_bench.sh: the web conformance subset (tests/fixtures/conformance/
 # expected_subset_web.json on web-wasm, web-jsep and web-webgpu in headless Chromium) at --jobs 1
 # and --jobs 2: wall time, CPU time of the whole machine (Chromium's renderers and GPU process are
-# not children Parity reaps, so its own rusage misses them), and the single runs: median, slowest,
-# and their ratio. A run's time is its worker wall time less its one-time setup (browser start,
-# bundle load: `setup_ms`), each attempt of a re-checked cell counted on its own.
+# not children Parity reaps, so its own rusage misses them), and the single runs: per backend the
+# median and the slowest, and their ratio; the row shows the backend with the worst ratio (its
+# median). A run's time is its worker wall time less its one-time setup (browser start, page load
+# and settle: `setup_ms`), each attempt of a re-checked cell counted on its own.
 #
 #   bench/web_subset_bench.sh [BUILD_DIR] [JOBS...]          default: build 1 2
 #
@@ -38,19 +39,28 @@ for j in "${jobs[@]}"; do
 import json, statistics, sys
 path, jobs, wall_ms, jiffies, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 report = json.load(open(path))
-runs, timeouts = [], 0
+runs, timeouts = {}, 0
 for test in report["tests"]:
     for label, result in test["results"].items():
         for attempt in result.get("attempts") or [result]:
             if attempt["state"] == "skipped" or attempt.get("duration_ms", 0) <= 0:
                 continue
             timeouts += attempt["state"] == "timeout"
-            runs.append((attempt["duration_ms"] - attempt.get("setup_ms", 0), f'{test["name"]} {label}'))
-median = statistics.median(ms for ms, _ in runs)
-slow_ms, slow_name = max(runs)
-ratio = slow_ms / median
+            ms = attempt["duration_ms"] - attempt.get("setup_ms", 0)
+            runs.setdefault(label, []).append((ms, f'{test["name"]} {label}'))
+# Paths differ by design (SwiftShader WebGPU runs cost ~4x wasm ones): each backend's slowest run
+# is held against that backend's median, and the row shows the worst backend.
+worst = None
+for label, rs in runs.items():
+    median = statistics.median(ms for ms, _ in rs)
+    slow_ms, slow_name = max(rs)
+    ratio = slow_ms / max(median, 1.0)
+    if worst is None or ratio > worst[0]:
+        worst = (ratio, median, slow_ms, slow_name)
+ratio, median, slow_ms, slow_name = worst
+n = sum(len(rs) for rs in runs.values())
 ok = ratio < 5 and timeouts == 0
-print(f"{jobs:<5} {wall_ms / 1000:7.1f} {jiffies / hz:7.1f} {len(runs):5d} {timeouts:5d} {median:9.0f} {slow_ms:9.0f} "
+print(f"{jobs:<5} {wall_ms / 1000:7.1f} {jiffies / hz:7.1f} {n:5d} {timeouts:5d} {median:9.0f} {slow_ms:9.0f} "
       f"{slow_name:<44} {ratio:6.2f} {'ok' if ok else 'OVER 5x MEDIAN' if ratio >= 5 else 'TIMEOUT'}")
 sys.exit(0 if ok else 1)
 PY

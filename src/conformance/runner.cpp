@@ -47,7 +47,7 @@ Outcome run_one(const ConformanceOptions& options, isolate::BackendRunner& runne
     isolate::IsolatedRun run = runner.run(spec, req, options.limits, launch);
     total_ms += run.wall_ms;
     last = classify(spec, run.result, ds.expected, tol);
-    setup_ms += last.setup_ms;
+    setup_ms += run.setup_ms;  // from the runner: a failed run's setup counts too
     if (last.state != State::passed) break;
   }
   last.duration_ms = total_ms;

@@ -27,6 +27,7 @@ IsolatedRun BackendRunner::run(const backend::BackendSpec& spec, const backend::
   } else {
     out.result = (*made)->run(request, [&out](Stage s) { out.last_stage = s; });
     out.worker_log = (*made)->log();
+    out.setup_ms = (*made)->last_setup_ms();
   }
   out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;

@@ -28,6 +28,7 @@ struct IsolatedRun {
   Stage last_stage = Stage::none;  // the last stage the worker announced
   std::string worker_log;          // the worker's stdout+stderr (last 64 KiB)
   double wall_ms = 0;              // spawn to reap
+  double setup_ms = 0;             // of which one-time setup (browser start, page load), success or not
 };
 
 struct WorkerLaunch {

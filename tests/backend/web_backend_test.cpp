@@ -101,6 +101,7 @@ TEST_F(WebBackendTest, ThreePathsMatchNativeCpuOnTheirOwnProvidersAndKeepTheirPa
       // page already holding its bundle and reloads nothing (docs/browser.md, "Why runs stalled").
       EXPECT_EQ(property(*r, "browser.reused"), round == 0 ? "no" : "yes");
       EXPECT_EQ(property(*r, "page.reused"), round == 0 ? "no" : "yes");
+      EXPECT_EQ(property(*r, "page.settle_ms").empty(), round != 0) << "a loaded page waits to be quiet";
       if (round == 0) {
         EXPECT_GT(r->setup_ms, 0) << "launch and page load are setup, not run time";
       }
@@ -200,6 +201,27 @@ TEST_F(WebBackendTest, StallIsCaughtByTheHeartbeatAndOnlyThePageIsReplaced) {
   ASSERT_TRUE(next.ok()) << next.error().describe();
   EXPECT_EQ(property(*next, "browser.reused"), "yes");
   EXPECT_EQ(property(*next, "page.reused"), "no") << "the stalled page is gone";
+  EXPECT_EQ(pool_.launched(), 1);
+}
+
+// Any error from onnxruntime-web (here: a feed it does not know) costs the page: JSEP, for one,
+// refuses every later run of a page in which a kernel failed. The next run gets a new tab in the
+// same browser; a successful run keeps its page.
+TEST_F(WebBackendTest, ErrorsReplaceThePageNotTheBrowser) {
+  const RunRequest good = image_request(8);
+  ASSERT_TRUE(run_web("web-wasm", good).ok());
+  auto again = run_web("web-wasm", good);
+  ASSERT_TRUE(again.ok()) << again.error().describe();
+  EXPECT_EQ(property(*again, "page.reused"), "yes");
+  RunRequest wrong = good;
+  wrong.inputs[0].name = "not_an_input";
+  auto refused = run_web("web-wasm", wrong);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().stage, Stage::run) << refused.error().describe();
+  auto after_error = run_web("web-wasm", good);
+  ASSERT_TRUE(after_error.ok()) << after_error.error().describe();
+  EXPECT_EQ(property(*after_error, "page.reused"), "no");
+  EXPECT_EQ(property(*after_error, "browser.reused"), "yes");
   EXPECT_EQ(pool_.launched(), 1);
 }
 

@@ -48,6 +48,7 @@ class BrowserHost {
   // (onnxruntime-web version, threads, cross-origin isolation). WebBackend compares and navigates.
   std::string page_key;
   nlohmann::json page_info;
+  bool page_used = false;       // the tab has held a harness page (replaced, not reused, when it changes)
   std::string browser_version;  // Browser.getVersion's product, asked once
   // Set after a timeout, crash or interruption: the pool destroys the host instead of reusing it.
   bool broken = false;

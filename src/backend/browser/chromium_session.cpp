@@ -106,26 +106,42 @@ Result<std::unique_ptr<ChromiumSession>> ChromiumSession::launch(const ChromiumO
   std::unique_ptr<ChromiumSession> s(new ChromiumSession(std::move(child).value(), tmpl));
 
   const double t = options.launch_timeout_s;
-  auto target = s->command("Target.createTarget", {{"url", "about:blank"}}, t, Stage::create_env, true);
-  if (!target.ok()) return target.error();
-  auto attached =
-      s->command("Target.attachToTarget", {{"targetId", (*target).value("targetId", "")}, {"flatten", true}},
-                 t, Stage::create_env, true);
-  if (!attached.ok()) return attached.error();
-  s->session_id_ = (*attached).value("sessionId", "");
-  if (s->session_id_.empty())
-    return s->fail(ErrorKind::error, Stage::create_env, "Target.attachToTarget returned no sessionId");
-  for (const char* domain : {"Page.enable", "Runtime.enable", "Inspector.enable", "Log.enable"}) {
-    auto r = s->command(domain, json::object(), t, Stage::create_env);
-    if (!r.ok()) return r.error();
-  }
-  // The page's heartbeat: a binding on every context the page will have, navigations included.
-  if (auto r = s->command("Runtime.addBinding", {{"name", kBeatBinding}}, t, Stage::create_env); !r.ok())
-    return r.error();
+  if (auto opened = s->open_page(t, Stage::create_env); !opened.ok()) return opened.error();
   if (auto nav = s->navigate(options.url.empty() ? s->blank_url() : options.url, t, Stage::create_env);
       !nav.ok())
     return nav.error();
   return s;
+}
+
+Status ChromiumSession::open_page(double timeout_s, Stage stage) {
+  auto target = command("Target.createTarget", {{"url", "about:blank"}}, timeout_s, stage, true);
+  if (!target.ok()) return target.error();
+  const std::string target_id = target->value("targetId", "");
+  auto attached =
+      command("Target.attachToTarget", {{"targetId", target_id}, {"flatten", true}}, timeout_s, stage, true);
+  if (!attached.ok()) return attached.error();
+  const std::string session = attached->value("sessionId", "");
+  if (session.empty()) return fail(ErrorKind::error, stage, "Target.attachToTarget returned no sessionId");
+  const std::string old_target = target_id_;
+  session_id_ = session;
+  target_id_ = target_id;
+  page_crashed_ = false;
+  for (const char* domain : {"Page.enable", "Runtime.enable", "Inspector.enable", "Log.enable"}) {
+    auto r = command(domain, json::object(), timeout_s, stage);
+    if (!r.ok()) return r.error();
+  }
+  // The page's heartbeat: a binding on every context the page will have, navigations included.
+  if (auto r = command("Runtime.addBinding", {{"name", kBeatBinding}}, timeout_s, stage); !r.ok())
+    return r.error();
+  if (!old_target.empty())
+    if (auto r = command("Target.closeTarget", {{"targetId", old_target}}, timeout_s, stage, true); !r.ok())
+      return r.error();
+  return ok_status();
+}
+
+Status ChromiumSession::replace_page(double timeout_s, Stage stage) {
+  if (auto opened = open_page(timeout_s, stage); !opened.ok()) return opened;
+  return navigate(blank_url(), timeout_s, stage);
 }
 
 ChromiumSession::ChromiumSession(ChildProcess child, std::string profile_dir)

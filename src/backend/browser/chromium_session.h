@@ -50,6 +50,11 @@ class ChromiumSession {
   // Navigates the page and waits for Page.loadEventFired (with `watch`, see evaluate()).
   Status navigate(const std::string& url, double timeout_s, Stage stage = Stage::run,
                   const StallWatchConfig* watch = nullptr);
+  // Closes the page and opens a new one in its own tab (on the blank page). A new tab gets a new
+  // renderer process, so nothing of the old page survives: navigating within a tab kept the
+  // renderer, whose teardown of the old onnxruntime-web instance (gigabytes of wasm and GPU
+  // memory) then ran for tens of seconds beside the new page (docs/browser.md).
+  Status replace_page(double timeout_s, Stage stage = Stage::run);
   // The blank secure page the session starts on (file:// in profile_dir()).
   std::string blank_url() const { return "file://" + profile_dir_ + "/blank.html"; }
 
@@ -85,6 +90,7 @@ class ChromiumSession {
 
  private:
   ChromiumSession(ChildProcess child, std::string profile_dir);
+  Status open_page(double timeout_s, Stage stage);  // a new tab, attached and set up; closes the old
   Result<nlohmann::json> send_and_wait(const std::string& method, const nlohmann::json& params,
                                        const std::string& session, double timeout_s, Stage stage,
                                        const StallWatchConfig* watch = nullptr);
@@ -100,6 +106,7 @@ class ChromiumSession {
   ChildProcess child_;
   std::string profile_dir_;
   std::string session_id_;
+  std::string target_id_;
   std::string inbox_;
   std::string log_tail_;
   std::deque<std::string> console_;

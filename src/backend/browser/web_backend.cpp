@@ -5,16 +5,21 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <thread>
 
 #include "backend/browser/browser_trace.h"
 #include "backend/browser/web_errors.h"
+#include "core/process_group_cpu.h"
 #include "model/onnx_model.h"
 #include "model/smoke_model.h"
 
 namespace parity::backend::browser {
 namespace {
 
-constexpr double kReplacePageS = 5.0;  // how long a stalled page's replacement may take
+constexpr double kReplacePageS = 5.0;   // how long a stalled page's replacement may take
+constexpr double kSettleWindowS = 1.0;  // a loaded page is quiet after this long ...
+constexpr double kSettleShare = 0.25;   // ... under this share of one core
+constexpr double kSettleMaxS = 30.0;    // and is used anyway after this long
 
 using nlohmann::json;
 
@@ -139,9 +144,14 @@ Result<json> WebBackend::call(BrowserHost& host, const std::string& function, co
                      "the page is not Parity's harness: a bug in Parity");
   if (!(*r)["ok"].get<bool>()) {
     const json& err = (*r)["error"];
-    host.page_key.clear();  // reload before the next run: onnxruntime-web may be left half-done
-    return classify_page_failure(spec_.label, stage,
-                                 PageFailure{err.value("message", ""), err.value("numeric", false)});
+    Error e = classify_page_failure(spec_.label, stage,
+                                    PageFailure{err.value("message", ""), err.value("numeric", false)});
+    // Any failure in the page leaves onnxruntime-web suspect, so the next run gets a fresh page.
+    // Measured: after one kernel error, JSEP refuses every later run in that page with 'kernel
+    // "[Cast] " is not allowed to be called recursively' (its kernel stack was not unwound);
+    // keeping the page turned 15 of 25 web-jsep cells flaky in the conformance re-check.
+    host.page_key.clear();
+    return e;
   }
   return r;
 }
@@ -153,8 +163,7 @@ Error WebBackend::after_lost_page(BrowserHost& host, Error e) {
   host.page_key.clear();
   // A stalled page is dropped, not the browser: a blank page frees what it held, and the next run
   // loads its bundle there. Only if even that does not answer is the browser given up.
-  if (e.kind == ErrorKind::timeout && chromium.last_stall() &&
-      chromium.navigate(chromium.blank_url(), kReplacePageS).ok()) {
+  if (e.kind == ErrorKind::timeout && chromium.last_stall() && chromium.replace_page(kReplacePageS).ok()) {
     e.message += "; Parity replaced the page (the browser was kept)";
     e.hint = "the page stalled: it stayed idle for " + std::to_string(control_.stall.window_s) +
              " s without answering. A run that needs long idle waits (a slow remote GPU) can raise the "
@@ -171,6 +180,28 @@ Error WebBackend::after_lost_page(BrowserHost& host, Error e) {
   if (e.kind == ErrorKind::crashed)
     e.hint = "the page's renderer process died; Parity isolated it (the console tail is in the report)";
   return e;
+}
+
+// A freshly loaded page keeps compiling onnxruntime-web's wasm in the background (V8's
+// tier-up) for seconds after load() returns; a run started then competes with it, and on a
+// small machine its fetches starved behind the compile threads for tens of seconds
+// (docs/browser.md, "Why runs stalled"). So a page counts as loaded once its browser is quiet:
+// under kSettleShare of one core for kSettleWindowS, at most kSettleMaxS. Returns the seconds waited.
+double WebBackend::settle_page(BrowserHost& host) {
+  const double start = now_s();
+  const double give_up = std::min(start + kSettleMaxS, deadline_ - 1);
+  ProcessGroupCpu cpu(host.chromium().pid());
+  double window_start = start, window_cpu = cpu.sample();
+  while (now_s() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    const double t = now_s(), used = cpu.sample();
+    if (t - window_start >= kSettleWindowS) {
+      if (used - window_cpu < kSettleShare * (t - window_start)) break;
+      window_start = t;
+      window_cpu = used;
+    }
+  }
+  return now_s() - start;
 }
 
 void WebBackend::collect_log(BrowserHost& host, std::size_t console_mark, bool failed) {
@@ -190,6 +221,7 @@ void WebBackend::collect_log(BrowserHost& host, std::size_t console_mark, bool f
 Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver& observe) {
   deadline_ = now_s() + control_.timeout_s;
   log_.clear();
+  last_setup_ms_ = 0;
   Stage stage = Stage::create_env;
   auto enter = [&](Stage s) {
     stage = s;
@@ -214,6 +246,7 @@ Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver
   result.properties.emplace_back("browser.reused", lease->reused() ? "yes" : "no");
   if (!lease->reused()) result.setup_ms += (now_s() - acquire_s) * 1000;
   auto r = run_leased(host, request, enter, result);
+  last_setup_ms_ = result.setup_ms;  // known for a failed run too
   collect_log(host, mark, !r.ok());
   if (!r.ok() && r.error().stage == Stage::none) r.error().stage = stage;
   return r;
@@ -251,6 +284,15 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   result.properties.emplace_back("page.reused", page_reused ? "yes" : "no");
   if (!page_reused) {
     const double load_s = now_s();
+    // A page that held a bundle is closed, not navigated: see ChromiumSession::replace_page.
+    if (!host.page_key.empty() || host.page_used) {
+      if (auto replaced = chromium.replace_page(seconds_left(), Stage::create_env); !replaced.ok()) {
+        Error e = replaced.error();
+        e.backend = label;
+        return after_lost_page(host, std::move(e));
+      }
+    }
+    host.page_used = true;
     host.page_key.clear();
     crash_if_asked(host, Stage::create_env);
     if (auto nav = chromium.navigate(server.harness_url() + "?run=" + std::to_string(host.runs),
@@ -274,6 +316,7 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
     PARITY_ASSIGN_OR_RETURN(loaded, std::move(loaded_r));
     host.page_key = page_key;
     host.page_info = loaded;
+    result.properties.emplace_back("page.settle_ms", std::to_string(std::lround(settle_page(host) * 1000)));
     result.setup_ms += (now_s() - load_s) * 1000;
   }
   const json& page = host.page_info;
@@ -433,10 +476,12 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
                          " validation error(s) during the run: " + first_line(v[0].get<std::string>()),
                      "the backend produced invalid GPU work (commonly a shader the adapter cannot compile); "
                      "outputs are not trustworthy");
-  if (const auto lost = ran->value("device_lost", json()); lost.is_string())
+  if (const auto lost = ran->value("device_lost", json()); lost.is_string()) {
+    host.page_key.clear();  // the page's device is gone: the next run loads a fresh page
     return web_error(label, ErrorKind::crashed, Stage::run,
                      "the WebGPU device was lost during the run (" + lost.get<std::string>() + ")",
                      "a GPU process crash or driver reset; results after it are not trustworthy");
+  }
 
   // --- read-output: bytes back into tensors.
   enter(Stage::read_output);

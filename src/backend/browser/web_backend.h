@@ -42,6 +42,8 @@ class WebBackend final : public Backend {
   // What the last run left for a report: the page's console lines, ORT's newest log lines and
   // Chromium's own stderr tail (the browser equivalent of a worker's log).
   const std::string& log() const { return log_; }
+  // The last run's one-time setup (RunResult::setup_ms), also when that run failed.
+  double last_setup_ms() const { return last_setup_ms_; }
 
  private:
   Result<RunResult> run_leased(BrowserHost& host, const RunRequest& request, const StageObserver& observe,
@@ -52,6 +54,8 @@ class WebBackend final : public Backend {
   // For a timeout, crash or interruption from the page: replaces the page (a stall) or marks the
   // browser broken, and says so in `e`.
   Error after_lost_page(BrowserHost& host, Error e);
+  // Waits for a freshly loaded page's background compilation to quiet down; seconds waited.
+  double settle_page(BrowserHost& host);
   double seconds_left() const;
   std::string log_level_name() const;
   std::string page_key() const;
@@ -64,6 +68,7 @@ class WebBackend final : public Backend {
   WebRunControl control_;
   std::unique_ptr<BrowserPool> owned_pool_;
   double deadline_ = 0;  // steady-clock seconds
+  double last_setup_ms_ = 0;
   std::string log_;
 
   friend Result<std::unique_ptr<Backend>> make_standalone_web_backend(const BackendSpec& spec);
