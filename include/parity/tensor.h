@@ -18,7 +18,8 @@ namespace parity {
 
 using Shape = std::vector<int64_t>;
 
-// Number of elements of a shape (1 for a scalar); -1 if any dim is negative (unresolved).
+// Number of elements of a shape (1 for a scalar); -1 if any dim is negative (unresolved) or the
+// count does not fit in int64 (a shape no tensor can have).
 int64_t shape_numel(const Shape& shape);
 // "[1,3,224,224]"
 std::string shape_to_string(const Shape& shape);

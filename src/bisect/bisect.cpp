@@ -1,7 +1,5 @@
 #include "bisect/bisect.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include <sstream>
 
 #include "backend/browser/repro_page.h"
+#include "core/scratch_dir.h"
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
 #include "parity/version.h"
@@ -25,30 +24,6 @@ namespace fs = std::filesystem;
 Error bad_invocation(std::string message, std::string hint = {}) {
   return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
 }
-
-// Scratch folder for the cut models; removed with the object whatever happens.
-class WorkDir {
- public:
-  static Result<WorkDir> create() {
-    std::string tmpl = (fs::temp_directory_path() / "parity-bisect-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data()))
-      return make_error(ErrorKind::io, Stage::write_output,
-                        "cannot create a temporary folder in " + fs::temp_directory_path().string());
-    return WorkDir(tmpl);
-  }
-  WorkDir(WorkDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
-  WorkDir& operator=(WorkDir&&) = delete;
-  WorkDir(const WorkDir&) = delete;
-  ~WorkDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  fs::path file(const std::string& name) const { return fs::path(path_) / name; }
-
- private:
-  explicit WorkDir(std::string p) : path_(std::move(p)) {}
-  std::string path_;
-};
 
 std::string fmt_num(double v) {
   char buf[32];
@@ -92,7 +67,7 @@ bool is_constant_op(const std::string& op) { return op == "Constant"; }
 class Bisector {
  public:
   Bisector(const BisectOptions& o, const ProgressSink& p, model::ModelSurgery surgery, probe::InputPlan plan,
-           WorkDir work, std::optional<backend::TestFault> ref_fault,
+           ScratchDir work, std::optional<backend::TestFault> ref_fault,
            std::optional<backend::TestFault> target_fault, std::optional<backend::TestFault> exposed_fault)
       : options_(o),
         progress_(p),
@@ -145,7 +120,7 @@ class Bisector {
   const ProgressSink& progress_;
   model::ModelSurgery surgery_;
   probe::InputPlan plan_;
-  WorkDir work_;
+  ScratchDir work_;  // the cut models, removed whatever happens
   std::optional<backend::TestFault> ref_fault_, target_fault_, exposed_fault_;
   BisectReport report_;
   std::vector<int> candidates_;                    // indices into graph().tensors that can be exposed
@@ -175,7 +150,7 @@ Status Bisector::fetch_reference(const std::vector<std::string>& names) {
   for (const auto& n : names)
     if (!ref_values_.count(n) && !find_named(plan_.samples[0], n)) missing.push_back(n);
   if (missing.empty()) return ok_status();
-  const fs::path m = work_.file("fetch_" + std::to_string(model_counter_++) + ".onnx");
+  const fs::path m = work_ / ("fetch_" + std::to_string(model_counter_++) + ".onnx");
   PARITY_TRY(surgery_.write_exposed(m, missing));
   auto r = run_backend(options_.reference, m, plan_.samples[0], missing, ref_fault_, "reference values");
   if (!r.result.ok()) return r.result.error();
@@ -191,7 +166,7 @@ Status Bisector::expose_round(const std::vector<int>& cps, bool first_round, boo
     const std::string& n = g.tensors[static_cast<std::size_t>(i)].tensor;
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   }
-  const fs::path m = work_.file("exposed_" + std::to_string(model_counter_++) + ".onnx");
+  const fs::path m = work_ / ("exposed_" + std::to_string(model_counter_++) + ".onnx");
   PARITY_TRY(surgery_.write_exposed(m, names));
   const std::string what = "exposing " + std::to_string(cps.size()) + " tensors";
   auto ref = run_backend(options_.reference, m, plan_.samples[0], names, ref_fault_, what);
@@ -286,7 +261,7 @@ Status Bisector::extracted_fallback() {
     const int ti = candidates_[pos];
     const auto& t = g.tensors[static_cast<std::size_t>(ti)];
     PARITY_TRY(fetch_reference({t.tensor}));
-    const fs::path m = work_.file("prefix_" + std::to_string(model_counter_++) + ".onnx");
+    const fs::path m = work_ / ("prefix_" + std::to_string(model_counter_++) + ".onnx");
     std::map<std::string, Shape> shapes;
     for (const auto& in : plan_.samples[0]) shapes[in.name] = in.tensor.shape();
     PARITY_ASSIGN_OR_RETURN(inputs, surgery_.write_subgraph(m, ancestors(ti), {t.tensor}, shapes));
@@ -339,7 +314,7 @@ Status Bisector::isolate_culprit() {
   };
   for (int level = 0; level <= options_.max_grow_levels; ++level) {
     add_constant_producers();
-    const fs::path m = work_.file("isolated_" + std::to_string(model_counter_++) + ".onnx");
+    const fs::path m = work_ / ("isolated_" + std::to_string(model_counter_++) + ".onnx");
     std::map<std::string, Shape> shapes;
     for (const auto& in : plan_.samples[0]) shapes[in.name] = in.tensor.shape();
     for (const auto& [name, t] : ref_values_) shapes[name] = t.tensor.shape();
@@ -737,7 +712,7 @@ Result<BisectReport> run_bisect(const BisectOptions& options, const ProgressSink
   PARITY_ASSIGN_OR_RETURN(ref_fault, fault_for(options.test_fault_env, options.reference.label));
   PARITY_ASSIGN_OR_RETURN(target_fault, fault_for(options.test_fault_env, options.target.label));
   PARITY_ASSIGN_OR_RETURN(exposed_fault, fault_for(options.exposed_test_fault_env, options.target.label));
-  PARITY_ASSIGN_OR_RETURN(work, WorkDir::create());
+  PARITY_ASSIGN_OR_RETURN(work, ScratchDir::create("parity-bisect", Stage::write_output));
   Bisector b(options, progress, std::move(surgery), std::move(plan), std::move(work), ref_fault, target_fault,
              exposed_fault);
   return b.run();

@@ -89,11 +89,7 @@ Result<chaos::ChaosOptions> build_options(const ChaosArgs& a) {
   return o;
 }
 
-int report_error(const Error& e) {
-  std::fprintf(stderr, "parity chaos: %s\n", e.message.c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
-  return e.kind == ErrorKind::bad_input || e.kind == ErrorKind::io ? kExitUsage : kExitCannotRun;
-}
+int report_error(const Error& e) { return report_failure("chaos", e); }
 
 int run(const ChaosArgs& args) {
   auto options = build_options(args);
@@ -107,15 +103,9 @@ int run(const ChaosArgs& args) {
   const bool json_to_stdout = args.common.json_path == "-";
   const std::string table = chaos::chaos_table(*report);
   std::fputs(table.c_str(), json_to_stdout ? stderr : stdout);
-  if (!args.common.json_path.empty()) {
-    const auto j = chaos::chaos_to_json(*report);
-    if (json_to_stdout) {
-      std::cout << j.dump(2) << std::endl;
-    } else if (auto st = report::write_json_file(args.common.json_path, j); !st.ok()) {
-      std::fprintf(stderr, "parity chaos: %s\n", st.error().message.c_str());
-      return kExitUsage;
-    }
-  }
+  if (!args.common.json_path.empty())
+    if (int rc = emit_json("chaos", args.common.json_path, chaos::chaos_to_json(*report)); rc != kExitOk)
+      return rc;
   return report->any_crash_or_hang() ? kExitFinding : kExitOk;
 }
 

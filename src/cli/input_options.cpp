@@ -1,5 +1,7 @@
 #include "cli/input_options.h"
 
+#include "cli/common_options.h"
+
 namespace parity::cli {
 namespace {
 
@@ -18,6 +20,10 @@ void add_input_options(CLI::App& cmd, InputArgs& a) {
   cmd.add_option("--resize", a.resizes, "resize an image input, NAME=HEIGHT,WIDTH");
   cmd.add_option("--seed", a.seed, "seed of the random inputs")->capture_default_str();
   cmd.add_option("--load-io", a.load_io, "read inputs from DIR/test_data_set_N/input_K.pb");
+  cmd.add_option("--max-input-size", a.max_input_size,
+                 "cap on the generated inputs of one sample, like --max-memory: 8G, 512M (default 4G): a "
+                 "model declaring a "
+                 "huge input gets a usage error instead of exhausting memory");
 }
 
 Result<probe::InputSettings> build_input_settings(const InputArgs& a) {
@@ -50,6 +56,10 @@ Result<probe::InputSettings> build_input_settings(const InputArgs& a) {
     in.resize[kv.first] = {v[0], v[1]};
   }
   in.seed = a.seed;
+  if (!a.max_input_size.empty()) {
+    PARITY_ASSIGN_OR_RETURN(cap, parse_size(a.max_input_size, "--max-input-size"));
+    in.max_input_bytes = cap;
+  }
   if (!a.load_io.empty()) in.load_io = a.load_io;
   return in;
 }

@@ -16,7 +16,8 @@ namespace parity::cli {
 struct InputArgs {
   std::vector<std::string> dims, shapes, ranges, inputs, resizes;
   uint64_t seed = 0;
-  std::string load_io;  // --load-io DIR
+  std::string load_io;         // --load-io DIR
+  std::string max_input_size;  // --max-input-size SIZE ("4G")
 };
 
 void add_input_options(CLI::App& cmd, InputArgs& a);

@@ -5,15 +5,30 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
+
+#include "parity/error.h"
 
 namespace parity::cli {
 
 // Exit codes shared by all verbs.
 inline constexpr int kExitOk = 0;         // everything agreed / nothing found
-inline constexpr int kExitFinding = 1;    // a mismatch or a failed backend
-inline constexpr int kExitUsage = 2;      // bad invocation or unreadable model
-inline constexpr int kExitCannotRun = 3;  // the target could not be run at all
+inline constexpr int kExitFinding = 1;    // a mismatch, an inconclusive row or a failed backend
+inline constexpr int kExitUsage = 2;      // bad invocation, unreadable model or file, unwritable output
+inline constexpr int kExitCannotRun = 3;  // the verb could not do its work at all
+
+// The one mapping from an Error that stops a verb to its exit code: bad_input and io are the
+// user's to fix (kExitUsage); anything else means the work could not be done (kExitCannotRun).
+int exit_code_for(const Error& e);
+
+// Prints "parity VERB: message" and the hint to stderr; returns exit_code_for(e).
+int report_failure(std::string_view verb, const Error& e);
+
+// Writes a verb's JSON report: nothing for an empty path, stdout for "-", else the file (checked,
+// through a temporary and a rename). Returns kExitOk or report_failure's code.
+int emit_json(std::string_view verb, const std::string& path, const nlohmann::json& j, int indent = 2);
 
 using VerbRunner = std::function<int()>;
 

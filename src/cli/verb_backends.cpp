@@ -9,6 +9,7 @@
 #include "backend/ort/ort_backend.h"
 #include "cli/common_options.h"
 #include "cli/verb.h"
+#include "core/scratch_dir.h"
 #include "isolate/backend_runner.h"
 #include "model/smoke_model.h"
 
@@ -59,10 +60,12 @@ int run(const BackendsArgs& a) {
     std::fprintf(stderr, "parity backends: %s\n", limits.error().message.c_str());
     return kExitUsage;
   }
-  char dir_template[] = "/tmp/parity-smoke-XXXXXX";
-  if (!::mkdtemp(dir_template)) return kExitCannotRun;
-  const std::filesystem::path dir(dir_template);
-  const auto model_path = dir / "smoke.onnx";
+  auto dir = ScratchDir::create("parity-smoke", Stage::write_output);
+  if (!dir.ok()) {
+    std::fprintf(stderr, "parity backends: %s\n", dir.error().describe().c_str());
+    return kExitCannotRun;
+  }
+  const auto model_path = *dir / "smoke.onnx";
   if (auto st = model::write_smoke_model(model_path); !st.ok()) {
     std::fprintf(stderr, "parity backends: %s\n", st.error().describe().c_str());
     return kExitCannotRun;
@@ -86,8 +89,6 @@ int run(const BackendsArgs& a) {
                   run.result.error().message.substr(0, 160).c_str());
     }
   }
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
   std::printf("%d of %zu backends usable here\n", usable, eps.size());
   return kExitOk;
 }

@@ -26,12 +26,6 @@ struct BisectArgs {
   std::string batch_bytes;  // --batch-bytes: overrides the share of --max-memory for exposure
 };
 
-int fail_usage(const char* verb, const Error& e) {
-  std::fprintf(stderr, "parity %s: %s\n", verb, e.message.c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
-  return kExitUsage;
-}
-
 // The command line a reader of the repro README can paste; rebuilt from the parsed flags so it
 // holds exactly what this run used (seed included).
 std::vector<std::string> command_of(const BisectArgs& a) {
@@ -82,17 +76,6 @@ Result<bisect::BisectOptions> build_options(const BisectArgs& a) {
   return o;
 }
 
-int write_json(const char* verb, const std::string& path, const nlohmann::json& j) {
-  if (path.empty()) return kExitOk;
-  if (path == "-") {
-    std::cout << j.dump(2) << std::endl;
-  } else if (auto st = report::write_json_file(path, j); !st.ok()) {
-    std::fprintf(stderr, "parity %s: %s\n", verb, st.error().message.c_str());
-    return kExitUsage;
-  }
-  return kExitOk;
-}
-
 probe::ProgressSink progress_for(const CommonOptions& c) {
   if (c.quiet) return {};
   return [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
@@ -100,12 +83,12 @@ probe::ProgressSink progress_for(const CommonOptions& c) {
 
 int run_bisect_verb(const BisectArgs& args) {
   auto options = build_options(args);
-  if (!options.ok()) return fail_usage("bisect", options.error());
+  if (!options.ok()) return report_failure("bisect", options.error());
   auto report = bisect::run_bisect(*options, progress_for(args.common));
-  if (!report.ok()) return fail_usage("bisect", report.error());
+  if (!report.ok()) return report_failure("bisect", report.error());
   const std::string text = report::bisect_text(*report);
   std::fputs(text.c_str(), args.common.json_path == "-" ? stderr : stdout);
-  if (int rc = write_json("bisect", args.common.json_path, report::bisect_to_json(*report)); rc != kExitOk)
+  if (int rc = emit_json("bisect", args.common.json_path, report::bisect_to_json(*report)); rc != kExitOk)
     return rc;
   if (report->target_error) return kExitCannotRun;
   return report->first_divergent || report->final_mismatch ? kExitFinding : kExitOk;
@@ -119,22 +102,22 @@ struct VerifyArgs {
 
 int run_verify_verb(const VerifyArgs& args) {
   auto meta = bisect::read_repro_meta(args.dir);
-  if (!meta.ok()) return fail_usage("verify", meta.error());
+  if (!meta.ok()) return report_failure("verify", meta.error());
   const std::string text_spec = args.backend.empty() ? meta->target : args.backend;
   auto spec = parse_backend_spec(text_spec, args.common.defaults());
-  if (!spec.ok()) return fail_usage("verify", spec.error());
+  if (!spec.ok()) return report_failure("verify", spec.error());
   auto limits = args.common.limits();
-  if (!limits.ok()) return fail_usage("verify", limits.error());
+  if (!limits.ok()) return report_failure("verify", limits.error());
   bisect::VerifyOptions o;
   o.dir = args.dir;
   o.backend = *spec;
   o.limits = *limits;
   if (const char* f = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = f;
   auto report = bisect::run_verify(o, progress_for(args.common));
-  if (!report.ok()) return fail_usage("verify", report.error());
+  if (!report.ok()) return report_failure("verify", report.error());
   const std::string text = report::verify_text(*report);
   std::fputs(text.c_str(), args.common.json_path == "-" ? stderr : stdout);
-  if (int rc = write_json("verify", args.common.json_path, report::verify_to_json(*report)); rc != kExitOk)
+  if (int rc = emit_json("verify", args.common.json_path, report::verify_to_json(*report)); rc != kExitOk)
     return rc;
   if (report->error) return kExitCannotRun;
   return report->still_fails ? kExitFinding : kExitOk;

@@ -12,6 +12,7 @@
 #include "conformance/diff.h"
 #include "conformance/markdown.h"
 #include "conformance/runner.h"
+#include "core/file_io.h"
 #include "probe/input_plan.h"
 
 namespace parity::cli {
@@ -32,11 +33,7 @@ struct ConformanceArgs {
   std::vector<std::string> pairs;
 };
 
-int fail(const Error& e, const char* verb = "conformance") {
-  std::fprintf(stderr, "parity %s: %s\n", verb, e.message.c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
-  return e.kind == ErrorKind::bad_input || e.kind == ErrorKind::io ? kExitUsage : kExitCannotRun;
-}
+int fail(const Error& e, const char* verb = "conformance") { return report_failure(verb, e); }
 
 Error usage(std::string message, std::string hint = {}) {
   return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
@@ -128,17 +125,12 @@ int run(const ConformanceArgs& a) {
   const bool json_to_stdout = a.common.json_path == "-";
   FILE* text_out = json_to_stdout ? stderr : stdout;
   std::fputs(conformance::summary_table(*report).c_str(), text_out);
-  if (!a.common.json_path.empty()) {
-    const auto j = conformance::report_to_json(*report);
-    if (json_to_stdout) {
-      std::cout << j.dump(1) << std::endl;
-    } else if (auto st = conformance::write_text_file(a.common.json_path, j.dump(1) + "\n"); !st.ok()) {
-      return fail(st.error());
-    }
-  }
+  if (!a.common.json_path.empty())
+    if (int rc = emit_json("conformance", a.common.json_path, conformance::report_to_json(*report), 1);
+        rc != kExitOk)
+      return rc;
   if (!a.markdown_path.empty())
-    if (auto st = conformance::write_text_file(a.markdown_path, conformance::markdown_report(*report));
-        !st.ok())
+    if (auto st = write_text_file(a.markdown_path, conformance::markdown_report(*report)); !st.ok())
       return fail(st.error());
   if (!a.write_expect_path.empty()) {
     std::size_t flaky = 0;
@@ -158,8 +150,7 @@ int run(const ConformanceArgs& a) {
     }
     const auto j = conformance::expectations_to_json(
         *report, "states recorded by parity conformance --write-expect; edit only with a reason");
-    if (auto st = conformance::write_text_file(a.write_expect_path, j.dump(2) + "\n"); !st.ok())
-      return fail(st.error());
+    if (auto st = write_text_file(a.write_expect_path, j.dump(2) + "\n"); !st.ok()) return fail(st.error());
   }
   if (expect) {
     const auto broken = conformance::check_expectations(*report, *expect);

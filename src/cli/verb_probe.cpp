@@ -62,33 +62,21 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   return o;
 }
 
-int report_usage_error(const Error& e) {
-  std::fprintf(stderr, "parity probe: %s\n", e.message.c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
-  return kExitUsage;
-}
-
 int run(const ProbeArgs& args) {
   auto options = build_options(args);
-  if (!options.ok()) return report_usage_error(options.error());
+  if (!options.ok()) return report_failure("probe", options.error());
   probe::ProgressSink progress;
   if (!args.common.quiet)
     progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
   auto report = probe::run_probe(*options, progress);
-  if (!report.ok()) return report_usage_error(report.error());
+  if (!report.ok()) return report_failure("probe", report.error());
 
   const bool json_to_stdout = args.common.json_path == "-";
   const std::string table = report::probe_table(*report);
   std::fputs(table.c_str(), json_to_stdout ? stderr : stdout);
-  if (!args.common.json_path.empty()) {
-    const auto j = report::probe_to_json(*report);
-    if (json_to_stdout) {
-      std::cout << j.dump(2) << std::endl;
-    } else if (auto st = report::write_json_file(args.common.json_path, j); !st.ok()) {
-      std::fprintf(stderr, "parity probe: %s\n", st.error().message.c_str());
-      return kExitUsage;
-    }
-  }
+  if (!args.common.json_path.empty())
+    if (int rc = emit_json("probe", args.common.json_path, report::probe_to_json(*report)); rc != kExitOk)
+      return rc;
   return report->all_ok() ? kExitOk : kExitFinding;
 }
 

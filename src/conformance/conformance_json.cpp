@@ -194,12 +194,4 @@ Result<ConformanceReport> read_report_file(const std::filesystem::path& path) {
   return r;
 }
 
-Status write_text_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return make_error(ErrorKind::io, Stage::write_output, "cannot write " + path.string());
-  return ok_status();
-}
-
 }  // namespace parity::conformance

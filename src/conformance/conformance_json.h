@@ -15,6 +15,5 @@ nlohmann::json report_to_json(const ConformanceReport& report);
 // parity.conformance/1 document, or a state name it does not know.
 Result<ConformanceReport> report_from_json(const nlohmann::json& j);
 Result<ConformanceReport> read_report_file(const std::filesystem::path& path);
-Status write_text_file(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace parity::conformance

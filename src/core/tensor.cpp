@@ -8,8 +8,7 @@ namespace parity {
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
-    if (d < 0) return -1;
-    n *= d;
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;
   }
   return n;
 }
@@ -40,8 +39,10 @@ Result<Tensor> Tensor::zeros(DType dtype, Shape shape) {
 
 Result<Tensor> Tensor::from_bytes(DType dtype, Shape shape, std::vector<std::byte> bytes) {
   const int64_t n = shape_numel(shape);
-  const std::size_t expected = n < 0 ? 0 : static_cast<std::size_t>(n) * dtype_size(dtype);
-  if (n < 0 || dtype_size(dtype) == 0 || bytes.size() != expected)
+  std::size_t expected = 0;
+  const bool sized =
+      n >= 0 && !__builtin_mul_overflow(static_cast<std::size_t>(n), dtype_size(dtype), &expected);
+  if (!sized || dtype_size(dtype) == 0 || bytes.size() != expected)
     return make_error(ErrorKind::bad_input, Stage::prepare_inputs,
                       "tensor of " + std::string(dtype_name(dtype)) + shape_to_string(shape) + " needs " +
                           std::to_string(expected) + " bytes, got " + std::to_string(bytes.size()));

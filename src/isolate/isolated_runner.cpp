@@ -7,9 +7,11 @@
 #include <chrono>
 #include <thread>
 
+#include "backend/ort/ort_telemetry.h"
 #include "core/child_process.h"
 #include "core/interrupt.h"
 #include "core/json_io.h"
+#include "core/scratch_dir.h"
 #include "isolate/frame_io.h"
 #include "isolate/protocol.h"
 
@@ -93,10 +95,18 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
     return std::move(out);
   };
 
+  // The parent owns the worker's scratch space: TMPDIR points into a folder made here and removed
+  // after the worker is reaped, so what the worker or its libraries leave in the temp directory
+  // (ORT profiles, driver caches, telemetry logs) goes with it even when it crashes or is killed.
+  // Declared before the child so it is removed after the child is gone.
+  auto scratch = ScratchDir::create("parity-worker", Stage::spawn_worker);
+  if (!scratch.ok()) return finish(with_backend(scratch.error(), spec.label));
   SpawnOptions so;
   so.exe = launch.worker_exe.empty() ? current_executable() : launch.worker_exe;
   so.args = {"worker"};
-  so.env_set = launch.env;
+  so.env_set = backend::ort::ort_telemetry_off_env();
+  so.env_set.emplace_back("TMPDIR", scratch->str());
+  so.env_set.insert(so.env_set.end(), launch.env.begin(), launch.env.end());
   so.env_unset = {"PARITY_TEST_FAULT"};  // the fault travels in the request, for this worker only
   so.max_data_bytes = limits.max_memory_bytes;
   auto spawned = ChildProcess::spawn(so);

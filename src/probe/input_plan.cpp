@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "core/image.h"
@@ -148,7 +149,47 @@ Result<std::vector<std::vector<NamedTensor>>> load_io_samples(const std::vector<
   return samples;
 }
 
+// The bytes random inputs will take, checked against the cap before anything is allocated.
+Status check_generated_size(const std::vector<PlannedInput>& inputs,
+                            const std::vector<std::optional<Tensor>>& from_files, uint64_t cap) {
+  const std::string hint =
+      "give a smaller shape with --shape NAME=... or --dim SYMBOL=N, or raise the cap with "
+      "--max-input-size SIZE";
+  uint64_t total = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (from_files[i]) continue;
+    const PlannedInput& in = inputs[i];
+    const std::string what = "input '" + in.info.name + "' (" + std::string(dtype_name(in.info.dtype)) +
+                             shape_to_string(in.shape) + ")";
+    const int64_t n = shape_numel(in.shape);
+    uint64_t bytes = 0;
+    if (n < 0 || __builtin_mul_overflow(static_cast<uint64_t>(n),
+                                        std::max<std::size_t>(dtype_size(in.info.dtype), 1), &bytes))
+      return input_error(what + " has more elements than a tensor can hold", hint);
+    if (bytes > cap)
+      return input_error(what + " needs " + std::to_string(bytes) + " bytes (" + describe_bytes(bytes) +
+                             "), over the " + describe_bytes(cap) + " cap on generated inputs",
+                         hint);
+    total += bytes;
+    if (total > cap)
+      return input_error("the generated inputs need " + describe_bytes(total) + " together (with " + what +
+                             "), over the " + describe_bytes(cap) + " cap",
+                         hint);
+  }
+  return ok_status();
+}
+
 }  // namespace
+
+std::string describe_bytes(uint64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 6) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
 
 ValueRange default_range(DType dtype) {
   if (dtype == DType::boolean) return {0, 2};
@@ -267,6 +308,7 @@ Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings
     plan.samples = std::move(samples);
     return plan;
   }
+  PARITY_TRY(check_generated_size(plan.inputs, file_tensors, settings.max_input_bytes));
   for (int s = 0; s < settings.samples; ++s) {
     std::vector<NamedTensor> sample;
     for (std::size_t i = 0; i < plan.inputs.size(); ++i) {

@@ -33,6 +33,10 @@ struct InputSettings {
   std::optional<std::filesystem::path> load_io;               // --load-io DIR (test_data_set_N/input_K.pb)
   uint64_t seed = 0;
   int samples = 1;
+  // Generated (random) inputs of one sample may take at most this many bytes together: a model
+  // that declares a [100000,100000,1000] input gets a usage error naming it, not a bad_alloc.
+  uint64_t max_input_bytes = kDefaultMaxInputBytes;
+  static constexpr uint64_t kDefaultMaxInputBytes = uint64_t{4} << 30;
 };
 
 // Default range of random values: floats in [-1, 1], integers in [0, 10), bool 0/1.
@@ -50,6 +54,9 @@ struct InputPlan {
   std::vector<PlannedInput> inputs;
   std::vector<std::vector<NamedTensor>> samples;  // samples[s][i] matches inputs[i]
 };
+
+// "4.0 GiB", "512 B": sizes in messages.
+std::string describe_bytes(uint64_t bytes);
 
 // Resolves shapes and builds every sample's tensors. Errors are bad_input at prepare_inputs and
 // name the input and dim ("input 'x' dim 0 is symbolic 'batch': set it with --dim batch=N").

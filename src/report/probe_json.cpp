@@ -127,12 +127,4 @@ json probe_to_json(const probe::ProbeReport& r) {
           {"backends", backends}};
 }
 
-Status write_json_file(const std::filesystem::path& path, const json& j) {
-  std::ofstream f(path);
-  if (!f) return make_error(ErrorKind::io, Stage::write_output, "cannot write " + path.string());
-  f << j.dump(2) << "\n";
-  if (!f) return make_error(ErrorKind::io, Stage::write_output, "error while writing " + path.string());
-  return ok_status();
-}
-
 }  // namespace parity::report

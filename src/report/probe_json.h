@@ -13,7 +13,6 @@ namespace parity::report {
 inline constexpr const char* kProbeSchema = "parity.probe/1";
 
 nlohmann::json probe_to_json(const probe::ProbeReport& report);
-Status write_json_file(const std::filesystem::path& path, const nlohmann::json& j);
 
 // JSON number, or the strings "nan", "inf", "-inf" (JSON has no non-finite numbers).
 nlohmann::json json_number(double v);

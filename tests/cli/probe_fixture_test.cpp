@@ -29,10 +29,19 @@ TEST_P(ProbeFixture, MatchesExpectations) {
   const bool wants_json = fx["expect"].contains("backends");
   std::vector<std::string> extra;
   if (wants_json) extra = {"--json", json_out, "--quiet"};
+  // Clean hands: every case, the crashing and hanging ones included, runs with a temp directory
+  // of its own that must be as empty afterwards as before (workers' scratch, ORT profiles and
+  // telemetry logs, browser profiles all belong to the parent and go with it).
+  const std::filesystem::path own_tmp = tmp.path() / "tmpdir";
+  std::filesystem::create_directory(own_tmp);
+  if (!fx.contains("env")) fx["env"] = json::object();
+  if (!fx["env"].contains("TMPDIR")) fx["env"]["TMPDIR"] = own_tmp.string();
   const auto result = testing::run_fixture("probe", fx, vars, extra);
   const json& expect = fx["expect"];
   SCOPED_TRACE(fx.value("description", GetParam()) + "\n--- parity output ---\n" + result.output);
   EXPECT_EQ(result.signal, 0) << "parity itself must never die on a signal";
+  for (const auto& left : std::filesystem::directory_iterator(own_tmp))
+    ADD_FAILURE() << "the run left " << left.path().filename() << " in the temp directory";
   EXPECT_EQ(result.exit_code, expect.value("exit", 0));
   for (const auto& needle : expect.value("output_contains", std::vector<std::string>{}))
     EXPECT_NE(result.output.find(needle), std::string::npos) << "output lacks: " << needle;

@@ -84,7 +84,15 @@ def mixed_types():
                       [emb])
 
 
-GENERATORS = [matmul_add_relu, conv_image, classifier, unnamed_dims, mixed_types]
+def huge_input():
+    """A static [100000,100000,1000] float input (40 TB): planning it must be a usage error."""
+    nodes = [helper.make_node("Neg", ["x"], ["y"], name="neg")]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [100000, 100000, 1000])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [100000, 100000, 1000])
+    return make_model(nodes, [x], [y])
+
+
+GENERATORS = [matmul_add_relu, conv_image, classifier, unnamed_dims, mixed_types, huge_input]
 
 
 def all_generators():

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "backend/browser/chromium_session.h"
+#include "backend/browser/page_reply.h"
 #include "backend/browser/web_server.h"
 #include "parity/result.h"
 
@@ -47,7 +48,7 @@ class BrowserHost {
   // What the page has loaded ("" = nothing yet) and what parity.load() said about it
   // (onnxruntime-web version, threads, cross-origin isolation). WebBackend compares and navigates.
   std::string page_key;
-  nlohmann::json page_info;
+  LoadReply page_info;
   bool page_used = false;       // the tab has held a harness page (replaced, not reused, when it changes)
   std::string browser_version;  // Browser.getVersion's product, asked once
   // Set after a timeout, crash or interruption: the pool destroys the host instead of reusing it.

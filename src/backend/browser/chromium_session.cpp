@@ -81,6 +81,9 @@ Result<std::unique_ptr<ChromiumSession>> ChromiumSession::launch(const ChromiumO
 
   SpawnOptions spawn;
   spawn.exe = options.executable;
+  // Chromium keeps its own temp folders (org.chromium.Chromium.XXXXXX) beside the profile and
+  // leaves them when it is killed: they go into the profile folder, which Parity removes.
+  spawn.env_set.emplace_back("TMPDIR", tmpl);
   spawn.args = {"--headless=new",
                 "--no-sandbox",
                 "--enable-unsafe-webgpu",
@@ -249,8 +252,12 @@ Result<json> ChromiumSession::pump(Pred done, double timeout_s, Stage stage, con
       json message = json::parse(raw, nullptr, false);
       if (message.is_discarded()) continue;
       if (trace_enabled()) trace("cdp<", trace_text(message));
-      handle_event(message);
-      if (done(message)) return message;
+      try {  // the one place CDP JSON is read by type: a surprise is an error value, not an abort
+        handle_event(message);
+        if (done(message)) return message;
+      } catch (const json::exception& e) {
+        return unreadable(stage, raw, e);
+      }
     }
     if (page_crashed_) return fail(ErrorKind::crashed, stage, "the page crashed during " + what);
     if (interrupted()) return fail(ErrorKind::interrupted, stage, "interrupted during " + what);
@@ -309,11 +316,15 @@ Result<json> ChromiumSession::send_and_wait(const std::string& method, const jso
   auto reply = pump([id](const json& m) { return m.contains("id") && m["id"] == id; }, timeout_s, stage,
                     method, watch);
   if (!reply.ok()) return reply.error();
-  if (reply->contains("error")) {
-    const json& err = (*reply)["error"];
-    return fail(ErrorKind::error, stage, method + ": " + err.value("message", err.dump()));
+  try {
+    if (reply->contains("error")) {
+      const json& err = (*reply)["error"];
+      return fail(ErrorKind::error, stage, method + ": " + err.value("message", err.dump()));
+    }
+    return reply->value("result", json::object());
+  } catch (const json::exception& e) {
+    return unreadable(stage, reply->dump(), e);
   }
-  return reply->value("result", json::object());
 }
 
 Result<json> ChromiumSession::command(const std::string& method, const json& params, double timeout_s,
@@ -352,25 +363,36 @@ Result<json> ChromiumSession::evaluate(const std::string& expression, double tim
     if (!reply.contains("exceptionDetails")) return std::nullopt;
     const json& ex = reply["exceptionDetails"];
     std::string text = ex.value("text", "exception");
-    if (ex.contains("exception")) text = ex["exception"].value("description", text);
+    if (ex.contains("exception") && ex["exception"].is_object())
+      text = ex["exception"].value("description", text);
     return fail(ErrorKind::error, Stage::run, "evaluate threw: " + text);
   };
-  if (!r.ok()) return r.error();
-  if (auto e = threw(*r)) return *e;
-  json result = r->value("result", json::object());
-  if (result.contains("objectId")) {
-    const double left = timeout_s - std::chrono::duration<double>(Clock::now() - start).count();
-    r = send_and_wait("Runtime.callFunctionOn",
-                      {{"objectId", result["objectId"]},
-                       {"functionDeclaration", "async function() { return await this; }"},
-                       {"awaitPromise", true},
-                       {"returnByValue", true}},
-                      session_id_, left > 0 ? left : 0.0, Stage::run, watch);
+  try {
     if (!r.ok()) return r.error();
     if (auto e = threw(*r)) return *e;
-    result = r->value("result", json::object());
+    json result = r->value("result", json::object());
+    if (result.contains("objectId")) {
+      const double left = timeout_s - std::chrono::duration<double>(Clock::now() - start).count();
+      r = send_and_wait("Runtime.callFunctionOn",
+                        {{"objectId", result["objectId"]},
+                         {"functionDeclaration", "async function() { return await this; }"},
+                         {"awaitPromise", true},
+                         {"returnByValue", true}},
+                        session_id_, left > 0 ? left : 0.0, Stage::run, watch);
+      if (!r.ok()) return r.error();
+      if (auto e = threw(*r)) return *e;
+      result = r->value("result", json::object());
+    }
+    return result.contains("value") ? result["value"] : json();
+  } catch (const json::exception& e) {
+    return unreadable(Stage::run, r.ok() ? r->dump() : std::string(), e);
   }
-  return result.contains("value") ? result["value"] : json();
+}
+
+Error ChromiumSession::unreadable(Stage stage, const std::string& message, const std::exception& e) const {
+  return fail(ErrorKind::internal, stage,
+              std::string("chromium sent a DevTools message Parity cannot read (") + e.what() +
+                  "): " + message.substr(0, 200));
 }
 
 }  // namespace parity::backend::browser

@@ -101,6 +101,8 @@ class ChromiumSession {
                               const StallWatchConfig* watch = nullptr);
   void handle_event(const nlohmann::json& message);
   Error fail(ErrorKind kind, Stage stage, std::string message) const;
+  // A CDP message whose JSON was not of the types the protocol promises.
+  Error unreadable(Stage stage, const std::string& message, const std::exception& e) const;
   void drain_log();
 
   ChildProcess child_;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backend/browser/browser_trace.h"
+#include "backend/browser/page_reply.h"
 #include "backend/browser/web_errors.h"
 #include "core/process_group_cpu.h"
 #include "model/onnx_model.h"
@@ -53,23 +54,16 @@ json option_value(const std::string& v) {
   return v;
 }
 
-bool has_feature(const json& adapter, const char* feature) {
-  if (!adapter.contains("features") || !adapter["features"].is_array()) return false;
-  const json& f = adapter["features"];
-  return std::find(f.begin(), f.end(), feature) != f.end();
-}
-
-std::string describe_adapter(const json& a) {
-  std::string s = a.value("vendor", "");
-  if (const std::string arch = a.value("architecture", ""); !arch.empty()) s += (s.empty() ? "" : " ") + arch;
-  if (const std::string desc = a.value("description", ""); !desc.empty()) s += " (" + desc + ")";
+std::string describe_adapter(const AdapterInfo& a) {
+  std::string s = a.vendor;
+  if (!a.architecture.empty()) s += (s.empty() ? "" : " ") + a.architecture;
+  if (!a.description.empty()) s += " (" + a.description + ")";
   if (s.empty()) s = "unnamed adapter";
   std::vector<std::string> facts;
-  if (a.value("is_fallback", false)) facts.emplace_back("fallback adapter");
-  facts.emplace_back(has_feature(a, "shader-f16") ? "shader-f16" : "no shader-f16");
-  if (a.contains("limits") && a["limits"].contains("maxBufferSize") &&
-      a["limits"]["maxBufferSize"].is_number()) {
-    const double mib = a["limits"]["maxBufferSize"].get<double>() / (1 << 20);
+  if (a.is_fallback) facts.emplace_back("fallback adapter");
+  facts.emplace_back(a.has_feature("shader-f16") ? "shader-f16" : "no shader-f16");
+  if (a.max_buffer_size) {
+    const double mib = *a.max_buffer_size / (1 << 20);
     facts.push_back("maxBufferSize " + std::to_string(static_cast<long long>(mib)) + " MiB");
   }
   std::string joined;
@@ -79,10 +73,9 @@ std::string describe_adapter(const json& a) {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-std::string join_strings(const json& list, const char* sep) {
+std::string join_strings(const std::vector<std::string>& list, const char* sep) {
   std::string out;
-  for (const auto& v : list)
-    out += (out.empty() ? "" : sep) + (v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& v : list) out += (out.empty() ? "" : sep) + v;
   return out;
 }
 
@@ -138,14 +131,15 @@ Result<json> WebBackend::call(BrowserHost& host, const std::string& function, co
     e.stage = stage;
     return after_lost_page(host, std::move(e));
   }
-  if (!r->is_object() || !r->contains("ok"))
-    return web_error(spec_.label, ErrorKind::internal, stage,
-                     "the harness returned " + r->dump().substr(0, 200) + " from parity." + function,
-                     "the page is not Parity's harness: a bug in Parity");
-  if (!(*r)["ok"].get<bool>()) {
-    const json& err = (*r)["error"];
-    Error e = classify_page_failure(spec_.label, stage,
-                                    PageFailure{err.value("message", ""), err.value("numeric", false)});
+  auto failure = decode_envelope(function, *r, stage);
+  if (!failure.ok()) {
+    host.page_key.clear();  // a page that answers nonsense gets no further runs
+    Error e = failure.error();
+    e.backend = spec_.label;
+    return e;
+  }
+  if (*failure) {
+    Error e = classify_page_failure(spec_.label, stage, **failure);
     // Any failure in the page leaves onnxruntime-web suspect, so the next run gets a fresh page.
     // Measured: after one kernel error, JSEP refuses every later run in that page with 'kernel
     // "[Cast] " is not allowed to be called recursively' (its kernel stack was not unwound);
@@ -209,10 +203,10 @@ void WebBackend::collect_log(BrowserHost& host, std::size_t console_mark, bool f
   for (const auto& line : host.chromium().console_since(console_mark)) log_ += line + "\n";
   if (failed && !host.broken) {  // ORT's own lines only matter for a failure (one more round trip)
     auto diag = host.chromium().evaluate("parity.diagnostics()", 5.0);
-    if (diag.ok() && diag->is_object()) {
-      const auto lines = diag->value("ort_log", json::array());
-      if (!lines.empty()) log_ += "--- onnxruntime-web log (newest) ---\n" + join_strings(lines, "\n") + "\n";
-    }
+    auto decoded =
+        diag.ok() ? decode_diagnostics(*diag, Stage::read_output) : Result<DiagnosticsReply>(diag.error());
+    if (decoded.ok() && !decoded->ort_log.empty())
+      log_ += "--- onnxruntime-web log (newest) ---\n" + join_strings(decoded->ort_log, "\n") + "\n";
   }
   if (const std::string tail = host.chromium().meaningful_log(30); !tail.empty())
     log_ += "--- chromium stderr (tail) ---\n" + tail;
@@ -245,7 +239,22 @@ Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver
   RunResult result;
   result.properties.emplace_back("browser.reused", lease->reused() ? "yes" : "no");
   if (!lease->reused()) result.setup_ms += (now_s() - acquire_s) * 1000;
-  auto r = run_leased(host, request, enter, result);
+  // Browser backends run in Parity's own process, so nothing they do may throw out of it: replies
+  // are decoded by page_reply.h, and this is the net under everything else (an allocation for
+  // an output the page claims, a library surprise), turned into an error row like any failure.
+  Result<RunResult> r = Error{};
+  try {
+    r = run_leased(host, request, enter, result);
+  } catch (const std::bad_alloc&) {
+    host.page_key.clear();
+    r = web_error(spec_.label, ErrorKind::oom, stage, "Parity ran out of memory handling the page's reply",
+                  "an output larger than this machine's memory; run a smaller input");
+  } catch (const std::exception& e) {
+    host.page_key.clear();
+    r = web_error(spec_.label, ErrorKind::internal, stage,
+                  std::string("the browser backend threw: ") + e.what(),
+                  "a bug in Parity worth a report with PARITY_BROWSER_TRACE=FILE");
+  }
   last_setup_ms_ = result.setup_ms;  // known for a failed run too
   collect_log(host, mark, !r.ok());
   if (!r.ok() && r.error().stage == Stage::none) r.error().stage = stage;
@@ -313,53 +322,52 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
                           {"fault", fault_for(Stage::load_library)}},
                          Stage::load_library);
     server.withdraw(warmup_url);
-    PARITY_ASSIGN_OR_RETURN(loaded, std::move(loaded_r));
+    PARITY_ASSIGN_OR_RETURN(loaded_body, std::move(loaded_r));
+    PARITY_ASSIGN_OR_RETURN(loaded, decode_load(loaded_body, Stage::load_library));
     host.page_key = page_key;
     host.page_info = loaded;
     result.properties.emplace_back("page.settle_ms", std::to_string(std::lround(settle_page(host) * 1000)));
     result.setup_ms += (now_s() - load_s) * 1000;
   }
-  const json& page = host.page_info;
-  result.runtime_version = page.value("version", dist.version);
+  const LoadReply& page = host.page_info;
+  result.runtime_version = page.version.empty() ? dist.version : page.version;
   result.properties.emplace_back("ort_web.version", result.runtime_version);
   result.properties.emplace_back("ort_web.dist", dist.dist_dir);
   result.properties.emplace_back("ort_web.bundle", std::string(path_.bundle));
-  result.properties.emplace_back("page.cross_origin_isolated", page.value("isolated", false) ? "yes" : "no");
-  if (path_.path == WebPath::wasm || !path_.uses_gpu) {
-    const int threads = page.value("threads", 0);
-    result.properties.emplace_back("wasm.threads", threads > 0 ? std::to_string(threads) : "default");
-  }
-  if (page.contains("warmup_error") && page["warmup_error"].is_string())
-    result.properties.emplace_back("page.warmup_error", page["warmup_error"].get<std::string>());
-  if (!page.value("isolated", false))
+  result.properties.emplace_back("page.cross_origin_isolated", page.isolated ? "yes" : "no");
+  if (path_.path == WebPath::wasm || !path_.uses_gpu)
+    result.properties.emplace_back("wasm.threads",
+                                   page.threads > 0 ? std::to_string(page.threads) : "default");
+  if (page.warmup_error) result.properties.emplace_back("page.warmup_error", *page.warmup_error);
+  if (!page.isolated)
     result.notes.push_back(
         "the page is not cross-origin isolated: onnxruntime-web runs wasm single-threaded");
 
   // --- append-provider: the WebGPU adapter, and what the model needs from it.
   enter(Stage::append_provider);
   if (path_.uses_gpu) {
-    PARITY_ASSIGN_OR_RETURN(
-        gpu, call(host, "adapter", {{"fault", fault_for(Stage::append_provider)}}, Stage::append_provider));
-    if (!gpu.value("gpu", false))
+    PARITY_ASSIGN_OR_RETURN(gpu_body, call(host, "adapter", {{"fault", fault_for(Stage::append_provider)}},
+                                           Stage::append_provider));
+    PARITY_ASSIGN_OR_RETURN(gpu, decode_adapter(gpu_body, Stage::append_provider));
+    if (!gpu.gpu)
       return web_error(label, ErrorKind::unavailable, Stage::append_provider,
                        "this Chromium exposes no navigator.gpu (WebGPU is off)",
                        "Parity passes --enable-unsafe-webgpu; a custom --chromium may need more flags");
-    if (!gpu.contains("adapter") || gpu["adapter"].is_null())
+    if (!gpu.adapter)
       return web_error(label, ErrorKind::unavailable, Stage::append_provider,
                        "navigator.gpu.requestAdapter() returned null: no WebGPU adapter",
                        "without a GPU Chromium uses SwiftShader; on a GPU machine pass Vulkan flags with "
                        "--chromium-flag (docs/browser.md)");
-    const json& a = gpu["adapter"];
+    const AdapterInfo& a = *gpu.adapter;
     result.adapter = describe_adapter(a);
-    result.properties.emplace_back("adapter.vendor", a.value("vendor", ""));
-    result.properties.emplace_back("adapter.architecture", a.value("architecture", ""));
-    result.properties.emplace_back("adapter.description", a.value("description", ""));
-    result.properties.emplace_back("adapter.is_fallback", a.value("is_fallback", false) ? "yes" : "no");
-    result.properties.emplace_back("adapter.features", join_strings(a.value("features", json::array()), ","));
-    if (a.contains("limits") && a["limits"].is_object())
-      for (auto it = a["limits"].begin(); it != a["limits"].end(); ++it)
-        result.properties.emplace_back("adapter.limits." + it.key(), it.value().dump());
-    const bool has_f16 = has_feature(a, "shader-f16");
+    result.properties.emplace_back("adapter.vendor", a.vendor);
+    result.properties.emplace_back("adapter.architecture", a.architecture);
+    result.properties.emplace_back("adapter.description", a.description);
+    result.properties.emplace_back("adapter.is_fallback", a.is_fallback ? "yes" : "no");
+    result.properties.emplace_back("adapter.features", join_strings(a.features, ","));
+    for (const auto& [name, value] : a.limits)
+      result.properties.emplace_back("adapter.limits." + name, value);
+    const bool has_f16 = a.has_feature("shader-f16");
     if (spec_.check_features && !has_f16) {
       PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(request.model_path));
       if (info.element_types.count(DType::float16))
@@ -394,18 +402,17 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   // become "session.session.*" and be ignored without a word.
   if (!session_config.empty()) options["extra"] = session_config;
   const std::string model_url = server.publish_file(request.model_path);
-  auto created =
+  auto created_body =
       call(host, "create",
            {{"model_url", model_url}, {"options", options}, {"fault", fault_for(Stage::create_session)}},
            Stage::create_session);
   server.withdraw(model_url);
-  if (!created.ok()) return created.error();
-  result.create_ms = created->value("create_ms", 0.0);
+  if (!created_body.ok()) return created_body.error();
+  PARITY_ASSIGN_OR_RETURN(created, decode_create(*created_body, Stage::create_session));
+  result.create_ms = created.create_ms;
   std::map<std::string, int64_t> placed;
-  const json placement = created->value("placement", json());  // null: ORT logged no placement
-  for (const auto& p : placement.is_array() ? placement : json::array())
-    placed[p.value("ep", "")] += p.value("nodes", 0);
-  if (placement.is_array() && placed.empty()) {  // every node folded away at session creation
+  for (const auto& p : created.placement.value_or(std::vector<PlacedNodes>{})) placed[p.ep] += p.nodes;
+  if (created.placement && placed.empty()) {  // every node folded away at session creation
     result.nodes_on_backend = 0;
     result.nodes_on_cpu = 0;
   }
@@ -428,14 +435,13 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
                              " (this release predates that path)");
     }
   }
-  if (created->contains("device_f16") && !(*created)["device_f16"].is_null())
-    result.properties.emplace_back("device.shader_f16", (*created)["device_f16"].get<bool>() ? "yes" : "no");
-  if (const auto& v = created->value("validation", json::array()); !v.empty())
-    return web_error(
-        label, ErrorKind::error, Stage::create_session,
-        "WebGPU reported " + std::to_string(v.size()) +
-            " validation error(s) while creating the session: " + first_line(v[0].get<std::string>()),
-        "the backend produced invalid GPU work; outputs are not trustworthy");
+  if (created.device_f16)
+    result.properties.emplace_back("device.shader_f16", *created.device_f16 ? "yes" : "no");
+  if (const auto& v = created.validation; !v.empty())
+    return web_error(label, ErrorKind::error, Stage::create_session,
+                     "WebGPU reported " + std::to_string(v.size()) +
+                         " validation error(s) while creating the session: " + first_line(v[0]),
+                     "the backend produced invalid GPU work; outputs are not trustworthy");
 
   // --- run: inputs as raw bytes from the server, outputs POSTed back as raw bytes.
   enter(Stage::run);
@@ -458,7 +464,7 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
                       {"url", published.back()}});
   }
   const std::string slot = server.open_slot();
-  auto ran = call(
+  auto ran_body = call(
       host, "run",
       {{"inputs", inputs},
        {"outputs", request.output_names},
@@ -468,38 +474,38 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
       Stage::run);
   for (const auto& url : published) server.withdraw(url);
   std::map<int, std::string> uploaded = server.take_slot(slot);
-  if (!ran.ok()) return ran.error();
-  result.run_ms = ran->value("run_ms", 0.0);
-  if (const auto& v = ran->value("validation", json::array()); !v.empty())
+  if (!ran_body.ok()) return ran_body.error();
+  PARITY_ASSIGN_OR_RETURN(ran, decode_run(*ran_body, Stage::run));
+  result.run_ms = ran.run_ms;
+  if (const auto& v = ran.validation; !v.empty())
     return web_error(label, ErrorKind::error, Stage::run,
                      "WebGPU reported " + std::to_string(v.size()) +
-                         " validation error(s) during the run: " + first_line(v[0].get<std::string>()),
+                         " validation error(s) during the run: " + first_line(v[0]),
                      "the backend produced invalid GPU work (commonly a shader the adapter cannot compile); "
                      "outputs are not trustworthy");
-  if (const auto lost = ran->value("device_lost", json()); lost.is_string()) {
+  if (const auto& lost = ran.device_lost) {
     host.page_key.clear();  // the page's device is gone: the next run loads a fresh page
     return web_error(label, ErrorKind::crashed, Stage::run,
-                     "the WebGPU device was lost during the run (" + lost.get<std::string>() + ")",
+                     "the WebGPU device was lost during the run (" + *lost + ")",
                      "a GPU process crash or driver reset; results after it are not trustworthy");
   }
 
   // --- read-output: bytes back into tensors.
   enter(Stage::read_output);
-  const auto& outs = ran->value("outputs", json::array());
-  for (std::size_t i = 0; i < outs.size(); ++i) {
-    const json& o = outs[i];
-    const std::string name = o.value("name", "");
-    const auto dtype = dtype_from_name(o.value("type", ""));
+  for (std::size_t i = 0; i < ran.outputs.size(); ++i) {
+    const OutputInfo& o = ran.outputs[i];
+    const std::string& name = o.name;
+    const auto dtype = dtype_from_name(o.type);
     if (!dtype || !ort_web_takes(*dtype))
       return web_error(label, ErrorKind::unavailable, Stage::read_output,
-                       "output '" + name + "' has type " + o.value("type", std::string("?")) +
+                       "output '" + name + "' has type " + (o.type.empty() ? "?" : o.type) +
                            ", which Parity cannot read back from onnxruntime-web",
                        "use a native backend for this model");
     auto it = uploaded.find(static_cast<int>(i));
     if (it == uploaded.end())
       return web_error(label, ErrorKind::internal, Stage::read_output,
                        "output '" + name + "' was not uploaded by the page", "a bug in Parity's harness");
-    Shape shape = o.value("dims", Shape{});
+    Shape shape = o.dims;
     std::vector<std::byte> bytes(it->second.size());
     if (!bytes.empty()) std::memcpy(bytes.data(), it->second.data(), bytes.size());
     auto tensor = Tensor::from_bytes(*dtype, std::move(shape), std::move(bytes));
@@ -510,7 +516,7 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
     result.outputs.push_back({name, std::move(tensor).value()});
   }
   std::vector<std::string> wanted = request.output_names;
-  if (wanted.empty()) wanted = created->value("output_names", std::vector<std::string>{});
+  if (wanted.empty()) wanted = created.output_names;
   for (const auto& name : wanted)
     if (std::none_of(result.outputs.begin(), result.outputs.end(),
                      [&](const auto& t) { return t.name == name; }))

@@ -1,7 +1,5 @@
 #include "backend/ort/ort_backend.h"
 
-#include <stdlib.h>  // mkdtemp
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -13,8 +11,10 @@
 #include "backend/ort/ort_library.h"
 #include "backend/ort/ort_profile.h"
 #include "backend/ort/ort_providers.h"
+#include "backend/ort/ort_telemetry.h"
 #include "backend/ort/ort_tensor.h"
 #include "backend/vulkan_adapter.h"
+#include "core/scratch_dir.h"
 
 namespace parity::backend::ort {
 namespace {
@@ -37,31 +37,6 @@ std::string join(const std::vector<std::string>& items) {
   for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
   return out;
 }
-
-// A private temp folder for ORT's profile, removed with everything in it.
-class TempDir {
- public:
-  static Result<TempDir> create(const OrtGuard& guard) {
-    std::error_code ec;
-    std::string pattern = (fs::temp_directory_path(ec) / "parity-ort-XXXXXX").string();
-    if (ec || mkdtemp(pattern.data()) == nullptr)
-      return guard.error(ErrorKind::io, "cannot create a temporary folder for ORT's profile",
-                         "check TMPDIR, or run without node counting");
-    return TempDir(pattern);
-  }
-  TempDir(TempDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
-  TempDir& operator=(TempDir&&) = delete;
-  TempDir(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  explicit TempDir(fs::path p) : path_(std::move(p)) {}
-  fs::path path_;
-};
 
 Result<GraphOptimizationLevel> parse_opt_level(const OrtGuard& guard, std::string_view level) {
   if (level == "all") return ORT_ENABLE_ALL;
@@ -142,7 +117,7 @@ class OrtBackend final : public Backend {
     RunResult result;
     // Declared before the ORT objects so it outlives them: a session released after a failed run
     // still writes its profile on the way out, and that file must land in (and go with) this folder.
-    std::optional<TempDir> profile_dir;
+    std::optional<ScratchDir> profile_dir;
     SessionState state;
 
     // --- load_library
@@ -168,6 +143,12 @@ class OrtBackend final : public Backend {
       return api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "parity", out);
     }));
     state.env = std::move(env);
+    // Clean hands: nothing leaves the machine. The worker's environment already switched the
+    // library's telemetry off before it loaded (ort_telemetry_off_env); this covers the events of
+    // a library that only honours the API call. PARITY_ORT_TELEMETRY=on keeps ORT's default.
+    if (!ort_telemetry_allowed())
+      PARITY_TRY(
+          guard.call("DisableTelemetryEvents", [&] { return api->DisableTelemetryEvents(state.env.get()); }));
     PARITY_ASSIGN_OR_RETURN(
         options, guard.create<OrtSessionOptions>("CreateSessionOptions", [&](OrtSessionOptions** out) {
           return api->CreateSessionOptions(out);
@@ -192,8 +173,10 @@ class OrtBackend final : public Backend {
       PARITY_TRY(guard.call("AddSessionConfigEntry(" + key + ")",
                             [&] { return api->AddSessionConfigEntry(so, key.c_str(), value.c_str()); }));
     if (spec_.count_nodes) {
-      PARITY_ASSIGN_OR_RETURN(dir, TempDir::create(guard));
-      profile_dir.emplace(std::move(dir));
+      auto dir = ScratchDir::create("parity-ort", Stage::create_env);
+      if (!dir.ok())
+        return guard.error(ErrorKind::io, dir.error().message, "check TMPDIR, or run without node counting");
+      profile_dir.emplace(std::move(dir).value());
       const std::string prefix = (profile_dir->path() / "ort_profile").string();
       PARITY_TRY(guard.call("EnableProfiling", [&] { return api->EnableProfiling(so, prefix.c_str()); }));
     }

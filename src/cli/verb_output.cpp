@@ -1,0 +1,31 @@
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "cli/verb.h"
+#include "core/file_io.h"
+
+namespace parity::cli {
+
+int exit_code_for(const Error& e) {
+  return e.kind == ErrorKind::bad_input || e.kind == ErrorKind::io ? kExitUsage : kExitCannotRun;
+}
+
+int report_failure(std::string_view verb, const Error& e) {
+  std::fprintf(stderr, "parity %.*s: %s\n", static_cast<int>(verb.size()), verb.data(), e.message.c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
+  return exit_code_for(e);
+}
+
+int emit_json(std::string_view verb, const std::string& path, const nlohmann::json& j, int indent) {
+  if (path.empty()) return kExitOk;
+  if (path == "-") {
+    std::cout << j.dump(indent) << std::endl;
+    return kExitOk;
+  }
+  if (auto st = write_text_file(path, j.dump(indent) + "\n"); !st.ok())
+    return report_failure(verb, st.error());
+  return kExitOk;
+}
+
+}  // namespace parity::cli
