@@ -89,16 +89,14 @@ Result<chaos::ChaosOptions> build_options(const ChaosArgs& a) {
   return o;
 }
 
-int report_error(const Error& e) { return report_failure("chaos", e); }
-
 int run(const ChaosArgs& args) {
   auto options = build_options(args);
-  if (!options.ok()) return report_error(options.error());
+  if (!options.ok()) return report_failure("chaos", options.error());
   chaos::ProgressSink progress;
   if (!args.common.quiet)
     progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
   auto report = chaos::run_chaos(*options, progress);
-  if (!report.ok()) return report_error(report.error());
+  if (!report.ok()) return report_failure("chaos", report.error());
 
   const bool json_to_stdout = args.common.json_path == "-";
   const std::string table = chaos::chaos_table(*report);

@@ -10,11 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <utility>
 
 #include "backend/browser/browser_trace.h"
+#include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/process_group_cpu.h"
 
@@ -67,17 +67,17 @@ Result<std::unique_ptr<ChromiumSession>> ChromiumSession::launch(const ChromiumO
                          "chromium not found at " + options.executable,
                          "install Debian's chromium package (apt-get install chromium)");
 
-  std::error_code ec;
-  std::string tmpl = (std::filesystem::temp_directory_path(ec) / "parity-chromium-XXXXXX").string();
-  if (ec || ::mkdtemp(tmpl.data()) == nullptr)
-    return browser_error(ErrorKind::io, Stage::create_env,
-                         "cannot create a temporary profile directory: " + std::string(std::strerror(errno)));
-
-  const std::string blank = tmpl + "/blank.html";
-  {
-    std::ofstream page(blank);
-    page << "<!doctype html><title>parity</title>\n";
+  auto profile = ScratchDir::create("parity-chromium", Stage::create_env);
+  Status blank = profile.ok()
+                     ? write_text_file(*profile / "blank.html", "<!doctype html><title>parity</title>\n")
+                     : Status(profile.error());
+  if (!blank.ok()) {
+    Error e = blank.error();
+    e.backend = "browser";
+    e.stage = Stage::create_env;
+    return e;
   }
+  const std::string tmpl = profile->str();
 
   SpawnOptions spawn;
   spawn.exe = options.executable;
@@ -100,13 +100,13 @@ Result<std::unique_ptr<ChromiumSession>> ChromiumSession::launch(const ChromiumO
   spawn.args.push_back("about:blank");
   auto child = ChildProcess::spawn(spawn);
   if (!child.ok()) {
-    std::filesystem::remove_all(tmpl, ec);
     Error e = child.error();
     e.backend = "browser";
     e.stage = Stage::create_env;
     return e;
   }
-  std::unique_ptr<ChromiumSession> s(new ChromiumSession(std::move(child).value(), tmpl));
+  std::unique_ptr<ChromiumSession> s(
+      new ChromiumSession(std::move(child).value(), std::move(profile).value()));
 
   const double t = options.launch_timeout_s;
   if (auto opened = s->open_page(t, Stage::create_env); !opened.ok()) return opened.error();
@@ -147,14 +147,12 @@ Status ChromiumSession::replace_page(double timeout_s, Stage stage) {
   return navigate(blank_url(), timeout_s, stage);
 }
 
-ChromiumSession::ChromiumSession(ChildProcess child, std::string profile_dir)
+ChromiumSession::ChromiumSession(ChildProcess child, ScratchDir profile_dir)
     : child_(std::move(child)), profile_dir_(std::move(profile_dir)) {}
 
 ChromiumSession::~ChromiumSession() {
   child_.kill_group(SIGKILL);
-  child_.wait();
-  std::error_code ec;
-  std::filesystem::remove_all(profile_dir_, ec);
+  child_.wait();  // before profile_dir_ goes: Chromium writes into it until it is dead
 }
 
 std::vector<std::string> ChromiumSession::console_since(std::size_t mark) const {

@@ -19,6 +19,7 @@
 
 #include "backend/browser/stall_watch.h"
 #include "core/child_process.h"
+#include "core/scratch_dir.h"
 #include "parity/result.h"
 
 namespace parity::backend::browser {
@@ -56,7 +57,7 @@ class ChromiumSession {
   // memory) then ran for tens of seconds beside the new page (docs/browser.md).
   Status replace_page(double timeout_s, Stage stage = Stage::run);
   // The blank secure page the session starts on (file:// in profile_dir()).
-  std::string blank_url() const { return "file://" + profile_dir_ + "/blank.html"; }
+  std::string blank_url() const { return "file://" + profile_dir_.str() + "/blank.html"; }
 
   // Runtime.evaluate with awaitPromise and returnByValue; the value of the expression (top-level
   // await is allowed). A thrown exception is ErrorKind::error with its description.
@@ -86,10 +87,10 @@ class ChromiumSession {
   pid_t pid() const { return child_.pid(); }
   // The session's temporary folder (profile in "profile/", blank page "blank.html"); removed by
   // the destructor.
-  const std::string& profile_dir() const { return profile_dir_; }
+  std::string profile_dir() const { return profile_dir_.str(); }
 
  private:
-  ChromiumSession(ChildProcess child, std::string profile_dir);
+  ChromiumSession(ChildProcess child, ScratchDir profile_dir);
   Status open_page(double timeout_s, Stage stage);  // a new tab, attached and set up; closes the old
   Result<nlohmann::json> send_and_wait(const std::string& method, const nlohmann::json& params,
                                        const std::string& session, double timeout_s, Stage stage,
@@ -106,7 +107,7 @@ class ChromiumSession {
   void drain_log();
 
   ChildProcess child_;
-  std::string profile_dir_;
+  ScratchDir profile_dir_;  // removed with everything Chromium wrote, after the destructor killed it
   std::string session_id_;
   std::string target_id_;
   std::string inbox_;

@@ -150,6 +150,18 @@ Result<json> WebBackend::call(BrowserHost& host, const std::string& function, co
   return r;
 }
 
+template <class Reply>
+Result<Reply> WebBackend::ask(BrowserHost& host, const std::string& function, const json& args, Stage stage,
+                              Result<Reply> (*decode)(const json&, Stage)) {
+  PARITY_ASSIGN_OR_RETURN(body, call(host, function, args, stage));
+  Result<Reply> reply = decode(body, stage);
+  if (!reply.ok()) {
+    host.page_key.clear();  // a page that answers nonsense gets no further runs
+    reply.error().backend = spec_.label;
+  }
+  return reply;
+}
+
 Error WebBackend::after_lost_page(BrowserHost& host, Error e) {
   if (e.kind != ErrorKind::timeout && e.kind != ErrorKind::crashed && e.kind != ErrorKind::interrupted)
     return e;
@@ -313,17 +325,16 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
       return after_lost_page(host, std::move(e));
     }
     const std::string warmup_url = server.publish_bytes(model::smoke_model_bytes());
-    auto loaded_r = call(host, "load",
-                         {{"bundle", bundle_url},
-                          {"threads", spec_.intra_op_threads},
-                          {"log_level", log_level},
-                          {"trace", trace_enabled()},
-                          {"warmup", {{"model_url", warmup_url}, {"ep", path_.ort_ep}}},
-                          {"fault", fault_for(Stage::load_library)}},
-                         Stage::load_library);
+    auto loaded_r = ask(host, "load",
+                        {{"bundle", bundle_url},
+                         {"threads", spec_.intra_op_threads},
+                         {"log_level", log_level},
+                         {"trace", trace_enabled()},
+                         {"warmup", {{"model_url", warmup_url}, {"ep", path_.ort_ep}}},
+                         {"fault", fault_for(Stage::load_library)}},
+                        Stage::load_library, decode_load);
     server.withdraw(warmup_url);
-    PARITY_ASSIGN_OR_RETURN(loaded_body, std::move(loaded_r));
-    PARITY_ASSIGN_OR_RETURN(loaded, decode_load(loaded_body, Stage::load_library));
+    PARITY_ASSIGN_OR_RETURN(loaded, std::move(loaded_r));
     host.page_key = page_key;
     host.page_info = loaded;
     result.properties.emplace_back("page.settle_ms", std::to_string(std::lround(settle_page(host) * 1000)));
@@ -346,9 +357,8 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   // --- append-provider: the WebGPU adapter, and what the model needs from it.
   enter(Stage::append_provider);
   if (path_.uses_gpu) {
-    PARITY_ASSIGN_OR_RETURN(gpu_body, call(host, "adapter", {{"fault", fault_for(Stage::append_provider)}},
-                                           Stage::append_provider));
-    PARITY_ASSIGN_OR_RETURN(gpu, decode_adapter(gpu_body, Stage::append_provider));
+    PARITY_ASSIGN_OR_RETURN(gpu, ask(host, "adapter", {{"fault", fault_for(Stage::append_provider)}},
+                                     Stage::append_provider, decode_adapter));
     if (!gpu.gpu)
       return web_error(label, ErrorKind::unavailable, Stage::append_provider,
                        "this Chromium exposes no navigator.gpu (WebGPU is off)",
@@ -402,13 +412,12 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   // become "session.session.*" and be ignored without a word.
   if (!session_config.empty()) options["extra"] = session_config;
   const std::string model_url = server.publish_file(request.model_path);
-  auto created_body =
-      call(host, "create",
-           {{"model_url", model_url}, {"options", options}, {"fault", fault_for(Stage::create_session)}},
-           Stage::create_session);
+  auto created_r =
+      ask(host, "create",
+          {{"model_url", model_url}, {"options", options}, {"fault", fault_for(Stage::create_session)}},
+          Stage::create_session, decode_create);
   server.withdraw(model_url);
-  if (!created_body.ok()) return created_body.error();
-  PARITY_ASSIGN_OR_RETURN(created, decode_create(*created_body, Stage::create_session));
+  PARITY_ASSIGN_OR_RETURN(created, std::move(created_r));
   result.create_ms = created.create_ms;
   std::map<std::string, int64_t> placed;
   for (const auto& p : created.placement.value_or(std::vector<PlacedNodes>{})) placed[p.ep] += p.nodes;
@@ -464,18 +473,17 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
                       {"url", published.back()}});
   }
   const std::string slot = server.open_slot();
-  auto ran_body = call(
+  auto ran_r = ask(
       host, "run",
       {{"inputs", inputs},
        {"outputs", request.output_names},
        {"warmup", request.warmup_runs},
        {"upload", slot},
        {"fault", fault_for(Stage::run).is_null() ? fault_for(Stage::read_output) : fault_for(Stage::run)}},
-      Stage::run);
+      Stage::run, decode_run);
   for (const auto& url : published) server.withdraw(url);
   std::map<int, std::string> uploaded = server.take_slot(slot);
-  if (!ran_body.ok()) return ran_body.error();
-  PARITY_ASSIGN_OR_RETURN(ran, decode_run(*ran_body, Stage::run));
+  PARITY_ASSIGN_OR_RETURN(ran, std::move(ran_r));
   result.run_ms = ran.run_ms;
   if (const auto& v = ran.validation; !v.empty())
     return web_error(label, ErrorKind::error, Stage::run,

@@ -50,6 +50,11 @@ class WebBackend final : public Backend {
                                RunResult& result);
   Result<nlohmann::json> call(BrowserHost& host, const std::string& function, const nlohmann::json& args,
                               Stage stage);
+  // call() and then `decode` (page_reply.h) on its body; a malformed body, like a malformed
+  // envelope, names this backend and costs the page its next run.
+  template <class Reply>
+  Result<Reply> ask(BrowserHost& host, const std::string& function, const nlohmann::json& args, Stage stage,
+                    Result<Reply> (*decode)(const nlohmann::json&, Stage));
   void collect_log(BrowserHost& host, std::size_t console_mark, bool failed);
   // For a timeout, crash or interruption from the page: replaces the page (a stall) or marks the
   // browser broken, and says so in `e`.
