@@ -28,6 +28,13 @@ struct TensorStats {
 // Non-numeric tensors (string, complex) give default stats.
 TensorStats compute_stats(const Tensor& t);
 
+// Why `reference` cannot show that another backend's output is right, or "" when it can: a float
+// tensor that holds NaN, is all zeros, or holds one value in every element (two or more). A broken
+// backend returning zeros, or the same constant, would match it, so a match proves nothing.
+// `stats` are compute_stats(reference). Integer and bool tensors are never uninformative here:
+// constant shapes, masks and indices are routine outputs.
+std::string uninformative_reason(const Tensor& reference, const TensorStats& stats);
+
 // Relative errors are measured against max(|e|, kMaxRelFloor): below 1e-6 in magnitude a
 // reference element is noise for float32 outputs (absolute error is what atol judges there), and
 // a tiny floor like 1e-12 turns every exact 0 in the reference into a 1e8-sized max_rel.
@@ -53,25 +60,54 @@ struct Comparison {
   std::optional<double> top1_agree;  // fraction of rows whose argmax agrees (class scores)
   std::optional<double> top5_agree;  // fraction of rows whose top-5 sets overlap in the argmax
   int64_t nan_mismatch = 0;          // elements where exactly one side is NaN, or Inf of different sign
-  int64_t elements_over_tol = 0;     // elements violating |a - e| <= atol + rtol*|e|
+  int64_t elements_over_tol = 0;     // elements violating |a - e| <= bound_abs + rtol*|e|
   int64_t worst_index = -1;          // flat index of max_abs
+  // The scale of the reference: its largest finite magnitude (0 when it has none).
+  double ref_max_abs = 0;
+  // The absolute part of the bound in force: max(atol, scale_rtol * ref_max_abs, noise_abs). Recorded so that
+  // every report can show the bound a tensor was judged by.
+  double bound_abs = 0;
   // Elements where both sides are finite: the population of max_abs..psnr (0 when shapes differ
   // in element count, where nothing is compared).
   int64_t finite_pairs = 0;
 };
 
-// Tolerance of one output: |a - e| <= atol + rtol * |e| element-wise (numpy.allclose rule).
+// Tolerance of one output, element-wise: |a - e| <= max(atol, scale_rtol * max|ref|) + rtol * |e|.
+// With scale_rtol 0 this is numpy.allclose. The scale term is why the default holds on real
+// networks: floating-point error of a sum grows with the magnitude of its terms, not of its result,
+// so an element near zero in a tensor whose values reach 50 carries error ~50 * eps * sqrt(terms).
+// A fixed atol calls that a mismatch deep in a network (docs/probe.md, "How outputs are judged").
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
   // Optional extra rules; unset ones are not checked.
   std::optional<double> min_cosine;
   std::optional<double> min_top1_agree;
+  // Fraction of the reference's largest finite magnitude that the absolute floor grows to
+  // (0 = off; integers and bool always compare exactly).
+  double scale_rtol = 0;
+  // A measured noise floor (0 = none): the absolute floor grows to it too. probe --noise-from sets
+  // it to kNoiseMargin times the max_abs between the reference and a second implementation that
+  // should be right as well (cpu at opt disabled, web-wasm): differences inside that spread are
+  // not evidence against the target.
+  double noise_abs = 0;
 };
 
-// Default tolerance by dtype: float32 atol 1e-4 rtol 1e-3, float16 atol 1e-2 rtol 1e-2,
-// bfloat16 atol 5e-2 rtol 5e-2, float64 atol 1e-7 rtol 1e-5, integers and bool exact.
+// How far past the measured spread of two correct implementations a difference may go.
+inline constexpr double kNoiseMargin = 2;
+
+// Default tolerance by dtype: float32 atol 1e-4 rtol 1e-3 scale_rtol 1e-4, float16 atol 1e-2
+// rtol 1e-2 scale_rtol 2e-3, bfloat16 atol 5e-2 rtol 5e-2 scale_rtol 1e-2, float64 atol 1e-7
+// rtol 1e-5 scale_rtol 1e-9, integers and bool exact. The scale terms were calibrated on real
+// networks (docs/probe.md lists the measurements).
 Tolerance default_tolerance(DType dtype);
+
+// The tolerance the user asked for with --atol/--rtol: exactly that numpy rule, no scale term.
+Tolerance fixed_tolerance(double atol, double rtol);
+
+// One line naming the rule, for reports: "atol 1e-4 + rtol 1e-3*|ref|", with the scale term
+// ("max(atol 1e-4, 1e-4*max|ref| = 0.0051) + rtol 0.001*|ref|") when it is on and `cmp` is given.
+std::string describe_tolerance(const Tolerance& tol, const Comparison* cmp = nullptr);
 
 // Compares `actual` with `expected` under `tol`. Shapes and dtypes must already match.
 // Contract details (one pass, double precision, no tensor-sized temporaries):

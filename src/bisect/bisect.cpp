@@ -4,13 +4,17 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "backend/browser/repro_page.h"
+#include "core/file_io.h"
 #include "core/scratch_dir.h"
+#include "core/shell_words.h"
+#include "isolate/protocol.h"
 #include "model/onnx_model.h"
 #include "model/tensor_proto.h"
 #include "parity/version.h"
@@ -62,6 +66,11 @@ const NamedTensor* find_named(const std::vector<NamedTensor>& v, const std::stri
 
 bool is_constant_op(const std::string& op) { return op == "Constant"; }
 
+// repro.json's "tolerance": the fixed rule bisect ran with (--atol/--rtol); null = by dtype.
+nlohmann::json tolerance_json(const Tolerance& t) {
+  return {{"atol", t.atol}, {"rtol", t.rtol}, {"scale_rtol", t.scale_rtol}};
+}
+
 // Everything run_bisect needs while it works: the graph, the inputs, the scratch folder, the
 // cached reference values, and the run counter.
 class Bisector {
@@ -112,6 +121,7 @@ class Bisector {
   Status expose_round(const std::vector<int>& cps, bool first_round, bool& exposed_failed);
   Status extracted_fallback();
   Status fetch_reference(const std::vector<std::string>& names);
+  Status isolate_candidates();
   Status isolate_culprit();
   Status write_repro();
 
@@ -295,6 +305,48 @@ Status Bisector::extracted_fallback() {
   return ok_status();
 }
 
+Status Bisector::isolate_candidates() {
+  // The first divergence is isolated first. When it does not reproduce alone, later tensors whose
+  // error is born at their own node are tried (a few: each costs two or more runs), because
+  // rounding noise just over its bound can sit before the real culprit in topological order.
+  constexpr std::size_t kMaxCandidates = 3;
+  std::vector<FirstDivergent> candidates{*report_.first_divergent};
+  if (report_.method == "exposed") candidates = find_divergent_candidates(graph(), report_.tensors);
+  struct Attempt {
+    FirstDivergent fd;
+    Isolation iso;
+    fs::path model;
+    std::vector<NamedTensor> inputs, expected, observed;
+  };
+  std::optional<Attempt> first_attempt;
+  for (std::size_t k = 0; k < candidates.size() && k < kMaxCandidates; ++k) {
+    report_.first_divergent = candidates[k];
+    report_.isolation = Isolation{};
+    PARITY_TRY(isolate_culprit());
+    if (report_.isolation.reproduces) {
+      if (first_attempt)
+        report_.notes.push_back(
+            "the first divergent tensor '" + first_attempt->fd.tensor + "' (node '" + first_attempt->fd.node +
+            "', " + describe_error(first_attempt->fd.metrics, "") +
+            ") does not reproduce alone: " + first_attempt->iso.note +
+            "; taken as rounding noise, the culprit is the next divergence born at its node");
+      return ok_status();
+    }
+    if (!first_attempt)
+      first_attempt =
+          Attempt{candidates[k], report_.isolation, iso_model_, iso_inputs_, iso_expected_, iso_observed_};
+  }
+  if (first_attempt && candidates.size() > 1) {  // none reproduced: report the first, as found
+    report_.first_divergent = first_attempt->fd;
+    report_.isolation = first_attempt->iso;
+    iso_model_ = first_attempt->model;
+    iso_inputs_ = first_attempt->inputs;
+    iso_expected_ = first_attempt->expected;
+    iso_observed_ = first_attempt->observed;
+  }
+  return ok_status();
+}
+
 Status Bisector::isolate_culprit() {
   const auto& g = graph();
   auto& iso = report_.isolation;
@@ -409,22 +461,26 @@ Status Bisector::write_repro() {
   const auto& iso = report_.isolation;
   const auto& fd = *report_.first_divergent;
   const std::string measured = describe_error(iso.metrics, iso.note);
-  nlohmann::json meta{{"schema", kReproSchema},
-                      {"parity_version", std::string(kParityVersion)},
-                      {"model", report_.model},
-                      {"target", options_.target_text},
-                      {"reference", options_.reference_text},
-                      {"seed", report_.seed},
-                      {"ort_version", report_.ort_version},
-                      {"adapter", report_.adapter},
-                      {"culprit", {{"tensor", fd.tensor}, {"node", fd.node}, {"op_type", fd.op_type}}},
-                      {"nodes", iso.nodes},
-                      {"reproduces", iso.reproduces},
-                      {"measured", measured}};
-  std::ofstream(dir / "repro.json") << meta.dump(2) << "\n";
+  nlohmann::json meta{
+      {"schema", kReproSchema},
+      {"parity_version", std::string(kParityVersion)},
+      {"model", report_.model},
+      {"target", options_.target_text},
+      {"reference", options_.reference_text},
+      {"target_spec", isolate::spec_to_json(options_.target)},
+      {"reference_spec", isolate::spec_to_json(options_.reference)},
+      {"tolerance", options_.tolerance ? tolerance_json(*options_.tolerance) : nlohmann::json(nullptr)},
+      {"command", shell_join(options_.argv)},
+      {"seed", report_.seed},
+      {"ort_version", report_.ort_version},
+      {"adapter", report_.adapter},
+      {"culprit", {{"tensor", fd.tensor}, {"node", fd.node}, {"op_type", fd.op_type}}},
+      {"nodes", iso.nodes},
+      {"reproduces", iso.reproduces},
+      {"measured", measured}};
+  PARITY_TRY(write_text_file(dir / "repro.json", meta.dump(2) + "\n"));
 
-  std::string cmd;
-  for (const auto& a : options_.argv) cmd += (cmd.empty() ? "" : " ") + a;
+  const std::string cmd = shell_join(options_.argv);
   std::string provider;
   for (const auto& [k, v] : options_.target.provider_options)
     provider += (provider.empty() ? "" : ", ") + k + "=" + v;
@@ -449,8 +505,11 @@ Status Bisector::write_repro() {
      << "- `test_data_set_0/output_K.pb`: the reference backend's outputs (expected)\n"
      << "- `test_data_set_0/" << options_.target.label << "/output_K.pb`: what the target returned\n\n"
      << "## Reproduce\n\n"
-     << "```\nparity verify " << dir.string() << " --backend " << options_.target_text << "\n```\n\n"
-     << "exits 1 while the target still diverges, 0 once it is fixed. Found with:\n\n"
+     << "```\n"
+     << shell_join({"parity", "verify", dir.string()}) << "\n```\n\n"
+     << "replays the recorded backend (every key, opt level and fallback) and tolerance, says what differs "
+        "when this machine's ONNX Runtime or adapter is not the one above, and exits 1 while the target "
+        "still diverges, 0 once it is fixed (`--backend SPEC` tries another). Found with:\n\n"
      << "```\n"
      << cmd << "\n```\n";
   if (const auto web = backend::browser::web_path_for(options_.target.ep)) {
@@ -472,7 +531,7 @@ Status Bisector::write_repro() {
        << "Measured with onnxruntime-web " << (version.empty() ? "?" : version) << " (`" << web->bundle
        << "`)" << (browser.empty() ? "" : " in " + browser) << ".\n";
     if (!html.empty()) {
-      std::ofstream(dir / "repro.html") << html;
+      PARITY_TRY(write_text_file(dir / "repro.html", html));
       md << "`repro.html` loads the same release from jsDelivr and runs `model.onnx` on the embedded inputs "
             "(for the upstream issue): serve this folder with `python3 -m http.server` and open "
             "http://localhost:8000/repro.html; it prints STILL FAILS while the bug is there.\n";
@@ -480,7 +539,7 @@ Status Bisector::write_repro() {
       md << "(no repro.html: the tensors are too large or of a type the page cannot embed)\n";
     }
   }
-  std::ofstream(dir / "README.md") << md.str();
+  PARITY_TRY(write_text_file(dir / "README.md", md.str()));
   report_.repro_dir = dir;
   return ok_status();
 }
@@ -589,11 +648,15 @@ Result<BisectReport> Bisector::run() {
   }
 
   if (report_.first_divergent) {
+    PARITY_TRY(isolate_candidates());
     auto& fd = *report_.first_divergent;
     report_.path = path_to(g, fd.tensor);
-    PARITY_TRY(isolate_culprit());
     if (report_.method == "extracted") fd.born_here = report_.isolation.reproduces;
-    if (fd.weight_path)
+    if (fd.weight_path && !fd.reads_graph_input)
+      report_.notes.push_back("weight path: node '" + fd.node +
+                              "' reads only initializers and constants, so it computes weights, not "
+                              "activations; suspect how its weights, scales or zero points are read");
+    else if (fd.weight_path)
       report_.notes.push_back(
           "divergence at the first layer: node '" + fd.node +
           "' reads only graph inputs and initializers, so suspect the weight path (how its "
@@ -628,13 +691,67 @@ std::vector<int> pick_checkpoints(const std::vector<int>& order, const std::vect
   return out;
 }
 
+namespace {
+
+const TensorReport* row_named(const std::vector<TensorReport>& tensors, const std::string& name) {
+  for (const auto& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+// Error relative to the reference's own scale: comparable across tensors of any magnitude.
+double relative_error(const TensorReport& t) {
+  if (!t.metrics) return std::numeric_limits<double>::infinity();  // shape/dtype/missing: no scale
+  if (t.metrics->nan_mismatch > 0) return std::numeric_limits<double>::infinity();
+  return t.metrics->max_abs / std::max(t.metrics->ref_max_abs, kMaxRelFloor);
+}
+
+bool is_source(const model::GraphOutline& graph, const std::string& name) {
+  if (graph.initializers.count(name)) return true;
+  const int p = graph.producer_of(name);
+  return p < 0 || is_constant_op(graph.nodes[static_cast<std::size_t>(p)].op_type);
+}
+
+// Describes the divergence at `row`: born here or inherited, weight path or first layer.
+FirstDivergent describe_divergence(const model::GraphOutline& graph, const std::vector<TensorReport>& tensors,
+                                   const TensorReport& row) {
+  FirstDivergent fd;
+  fd.tensor = row.name;
+  fd.node = row.node;
+  fd.op_type = row.op_type;
+  fd.order = row.order;
+  fd.metrics = row.metrics;
+  fd.failed_rule = row.failed_rule;
+  fd.detail = row.detail;
+  const auto& node = graph.nodes[static_cast<std::size_t>(row.order)];
+  std::vector<std::string> reads = node.inputs;
+  reads.insert(reads.end(), node.outer_inputs.begin(), node.outer_inputs.end());
+  bool explained = false, only_sources = true, graph_input = false;
+  const double own = relative_error(row);
+  for (const auto& in : reads) {
+    if (in.empty()) continue;
+    if (is_source(graph, in)) {  // identical on both sides by construction
+      graph_input = graph_input || (!graph.initializers.count(in) && graph.producer_of(in) < 0);
+      continue;
+    }
+    only_sources = false;
+    const TensorReport* r = row_named(tensors, in);
+    if (!r || !r->compared) {
+      explained = true;  // an unseen input is no evidence that the inputs match
+    } else if (r->verdict == Verdict::mismatch && !(own > kBornGain * relative_error(*r))) {
+      explained = true;
+    }
+  }
+  fd.born_here = !explained;
+  fd.weight_path = only_sources;
+  fd.reads_graph_input = graph_input;
+  return fd;
+}
+
+}  // namespace
+
 std::optional<FirstDivergent> find_first_divergent(const model::GraphOutline& graph,
                                                    const std::vector<TensorReport>& tensors) {
-  auto row_of = [&](const std::string& name) -> const TensorReport* {
-    for (const auto& t : tensors)
-      if (t.name == name) return &t;
-    return nullptr;
-  };
   const TensorReport* first = nullptr;
   for (const auto& t : tensors)
     if (t.compared && t.verdict == Verdict::mismatch) {
@@ -642,39 +759,35 @@ std::optional<FirstDivergent> find_first_divergent(const model::GraphOutline& gr
       break;
     }
   if (!first) return std::nullopt;
-  // Walk upstream while the culprit's producer reads a value that diverges too.
+  // Walk upstream while the culprit's producer reads a divergent value that explains its error.
   for (int guard = 0; guard < static_cast<int>(graph.nodes.size()) + 1; ++guard) {
     const auto& node = graph.nodes[static_cast<std::size_t>(first->order)];
     const TensorReport* upstream = nullptr;
     for (const auto& in : node.inputs) {
-      const TensorReport* r = in.empty() ? nullptr : row_of(in);
-      if (r && r->compared && r->verdict == Verdict::mismatch && r != first) upstream = r;
+      const TensorReport* r = in.empty() ? nullptr : row_named(tensors, in);
+      if (r && r->compared && r->verdict == Verdict::mismatch && r != first &&
+          !(relative_error(*first) > kBornGain * relative_error(*r)))
+        upstream = r;
     }
     if (!upstream) break;
     first = upstream;
   }
-  FirstDivergent fd;
-  fd.tensor = first->name;
-  fd.node = first->node;
-  fd.op_type = first->op_type;
-  fd.order = first->order;
-  fd.metrics = first->metrics;
-  fd.failed_rule = first->failed_rule;
-  fd.detail = first->detail;
-  const auto& node = graph.nodes[static_cast<std::size_t>(first->order)];
-  bool inputs_match = true, only_sources = true;
-  std::vector<std::string> reads = node.inputs;
-  reads.insert(reads.end(), node.outer_inputs.begin(), node.outer_inputs.end());
-  for (const auto& in : reads) {
-    if (in.empty() || graph.initializers.count(in)) continue;
-    if (graph.producer_of(in) < 0) continue;  // a graph input: identical on both sides by construction
-    only_sources = false;
-    const TensorReport* r = row_of(in);
-    if (!r || !r->compared || r->verdict == Verdict::mismatch) inputs_match = false;
+  return describe_divergence(graph, tensors, *first);
+}
+
+std::vector<FirstDivergent> find_divergent_candidates(const model::GraphOutline& graph,
+                                                      const std::vector<TensorReport>& tensors) {
+  std::vector<FirstDivergent> out;
+  auto first = find_first_divergent(graph, tensors);
+  if (!first) return out;
+  out.push_back(*first);
+  for (const auto& t : tensors) {
+    if (!t.compared || t.verdict != Verdict::mismatch || t.order <= first->order || t.name == first->tensor)
+      continue;
+    FirstDivergent fd = describe_divergence(graph, tensors, t);
+    if (fd.born_here) out.push_back(std::move(fd));
   }
-  fd.born_here = inputs_match;
-  fd.weight_path = only_sources;
-  return fd;
+  return out;
 }
 
 std::vector<std::string> path_to(const model::GraphOutline& graph, const std::string& tensor) {
@@ -727,7 +840,30 @@ Result<ReproMeta> read_repro_meta(const fs::path& dir) {
   if (j.is_discarded() || j.value("schema", "") != kReproSchema)
     return make_error(ErrorKind::bad_input, Stage::load_model,
                       (dir / "repro.json").string() + " is not a " + kReproSchema + " file");
-  return ReproMeta{j.value("target", ""), j.value("reference", ""), j.value("measured", "")};
+  ReproMeta meta;
+  meta.target = j.value("target", "");
+  meta.reference = j.value("reference", "");
+  meta.measured = j.value("measured", "");
+  meta.ort_version = j.value("ort_version", "");
+  meta.adapter = j.value("adapter", "");
+  meta.command = j.value("command", "");
+  // Folders from before the replay fields carry only the spec text: verify parses that instead.
+  if (j.contains("target_spec") && j["target_spec"].is_object()) {
+    auto spec = isolate::spec_from_json(j["target_spec"]);
+    if (!spec.ok())
+      return make_error(ErrorKind::bad_input, Stage::load_model,
+                        (dir / "repro.json").string() + ": target_spec: " + spec.error().message);
+    meta.target_spec = *spec;
+  }
+  if (const auto& t = j.value("tolerance", nlohmann::json()); t.is_object()) {
+    if (!t.value("atol", nlohmann::json()).is_number() || !t.value("rtol", nlohmann::json()).is_number())
+      return make_error(ErrorKind::bad_input, Stage::load_model,
+                        (dir / "repro.json").string() + ": tolerance needs numbers atol and rtol");
+    Tolerance tol = fixed_tolerance(t["atol"].get<double>(), t["rtol"].get<double>());
+    if (t.value("scale_rtol", nlohmann::json()).is_number()) tol.scale_rtol = t["scale_rtol"].get<double>();
+    meta.tolerance = tol;
+  }
+  return meta;
 }
 
 Result<VerifyReport> run_verify(const VerifyOptions& options, const ProgressSink& progress) {
@@ -750,6 +886,16 @@ Result<VerifyReport> run_verify(const VerifyOptions& options, const ProgressSink
   VerifyReport report;
   report.backend = options.backend.label;
   report.recorded_error = meta.measured;
+  report.setup = options.backend.label + " (EP " + options.backend.ep + ", opt " + options.backend.opt_level +
+                 ", fallback " + (options.backend.allow_fallback ? "on" : "off") + ")";
+  if (!options.tolerance)
+    report.tolerance = "tolerance by dtype";
+  else
+    report.tolerance = "tolerance " + describe_tolerance(*options.tolerance) +
+                       (meta.tolerance && meta.tolerance->atol == options.tolerance->atol &&
+                                meta.tolerance->rtol == options.tolerance->rtol
+                            ? " (recorded)"
+                            : " (given)");
   backend::RunRequest req;
   req.model_path = (options.dir / "model.onnx").string();
   req.inputs = inputs;
@@ -765,8 +911,15 @@ Result<VerifyReport> run_verify(const VerifyOptions& options, const ProgressSink
   }
   report.ort_version = r.result->runtime_version;
   report.adapter = r.result->adapter;
+  if (!meta.ort_version.empty() && meta.ort_version != report.ort_version)
+    report.differences.push_back("runtime " + report.ort_version + " here, " + meta.ort_version +
+                                 " when the repro was written");
+  if (meta.adapter != report.adapter)
+    report.differences.push_back("adapter '" + (report.adapter.empty() ? "none" : report.adapter) +
+                                 "' here, '" + (meta.adapter.empty() ? "none" : meta.adapter) +
+                                 "' when the repro was written");
   for (const auto& e : expected) {
-    report.outputs.push_back(compare_one(find_named(r.result->outputs, e.name), e, std::nullopt));
+    report.outputs.push_back(compare_one(find_named(r.result->outputs, e.name), e, options.tolerance));
     if (report.outputs.back().verdict == Verdict::mismatch) report.still_fails = true;
   }
   return report;

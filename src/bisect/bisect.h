@@ -63,8 +63,11 @@ struct FirstDivergent {
   std::string node;
   std::string op_type;
   int order = 0;
-  bool born_here = false;    // its compared runtime inputs match, its output does not
-  bool weight_path = false;  // every runtime input is a graph input or initializer
+  // Its output diverges and no compared runtime input explains it: each input matches, or carries
+  // an error kBornGain times smaller relative to its own scale (inherited noise, not the cause).
+  bool born_here = false;
+  bool weight_path = false;        // reads no other node's output (graph inputs, initializers, Constants)
+  bool reads_graph_input = false;  // with weight_path: a first-layer node; without: a weight-only node
   std::optional<Comparison> metrics;
   std::string failed_rule;
   std::string detail;
@@ -106,6 +109,11 @@ struct BisectReport {
 
 using ProgressSink = probe::ProgressSink;
 
+// How much larger, relative to its reference's scale, a node's output error must be than each of
+// its inputs' for the error to count as born at the node although an input already diverges:
+// inherited rounding noise keeps its relative size through most ops, a miscompute multiplies it.
+inline constexpr double kBornGain = 16;
+
 // Runs the bisect. Result error only for a bad invocation or an unreadable model; a target that
 // cannot run is report.target_error.
 Result<BisectReport> run_bisect(const BisectOptions& options, const ProgressSink& progress = {});
@@ -116,6 +124,13 @@ Result<BisectReport> run_bisect(const BisectOptions& options, const ProgressSink
 // diverges too. Returns nullopt when no compared tensor diverges.
 std::optional<FirstDivergent> find_first_divergent(const model::GraphOutline& graph,
                                                    const std::vector<TensorReport>& tensors);
+
+// Every divergent tensor whose error is born at its node (see FirstDivergent::born_here), in
+// topological order, after the one find_first_divergent names (which comes first even when its
+// error is inherited from an input that was not compared). Bisect isolates them in turn when the
+// first does not reproduce alone: rounding noise just over the bound can come before the real culprit.
+std::vector<FirstDivergent> find_divergent_candidates(const model::GraphOutline& graph,
+                                                      const std::vector<TensorReport>& tensors);
 
 // Tensor names from a graph input to `tensor`, following each node's first runtime input that
 // is itself a node output or graph input (initializers are weights, not the data path).
@@ -134,12 +149,19 @@ struct ReproMeta {
   std::string target;  // the spec text as given to bisect ("webgpu:opt=basic")
   std::string reference;
   std::string measured;  // one line: the error measured at bisect time
+  // The resolved target (EP, every key, opt level, fallback, ORT library) and the fixed tolerance
+  // bisect ran with; absent in folders written before they were recorded.
+  std::optional<backend::BackendSpec> target_spec;
+  std::optional<Tolerance> tolerance;  // absent: by dtype
+  std::string ort_version, adapter;    // what ran at bisect time
+  std::string command;                 // the bisect command, shell-quoted
 };
 Result<ReproMeta> read_repro_meta(const std::filesystem::path& dir);
 
 struct VerifyOptions {
   std::filesystem::path dir;
-  backend::BackendSpec backend;  // the CLI defaults it to ReproMeta::target
+  backend::BackendSpec backend;        // the CLI defaults it to ReproMeta::target_spec (or its text)
+  std::optional<Tolerance> tolerance;  // the CLI defaults it to ReproMeta::tolerance; absent: by dtype
   isolate::IsolationLimits limits;
   std::string worker_exe;
   std::string test_fault_env;
@@ -154,6 +176,11 @@ struct VerifyReport {
   std::string ort_version;
   std::string adapter;
   std::string recorded_error;  // the measured error written at bisect time
+  // How this run differs from the one that wrote the repro (another runtime, another adapter):
+  // a "fixed" from another setup is not evidence that upstream fixed it.
+  std::vector<std::string> differences;
+  std::string setup;      // "webgpu (EP webgpu, opt basic, fallback on)": what was replayed
+  std::string tolerance;  // "tolerance atol 0.01 + rtol 0*|ref| (recorded)" or "... (by dtype)"
 };
 
 // Reruns a repro folder: model.onnx on test_data_set_0 inputs, compared with its output_K.pb.

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/child_process.h"
+#include "core/shell_words.h"
 #include "isolate/backend_runner.h"
 #include "parity/version.h"
 
@@ -15,12 +16,6 @@ namespace fs = std::filesystem;
 constexpr const char* kLayerName = "VK_LAYER_PARITY_chaos";
 constexpr const char* kManifestName = "parity_vk_chaos.json";
 constexpr const char* kLogPrefix = "parity-chaos: injected ";
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 const NamedTensor* find_output(const std::vector<NamedTensor>& outputs, const std::string& name) {
   auto it =
@@ -170,7 +165,7 @@ Result<ChaosReport> run_chaos(const ChaosOptions& options, const ProgressSink& p
     launch.env = layer_env(options.layer, fault.spec);
     const isolate::IsolatedRun run = isolate::run_isolated(options.backend, request, options.limits, launch);
     FaultResult r = classify(fault, run, expected, options.tolerance);
-    r.repro = options.repro_prefix + " --fault " + quote(fault.spec);
+    r.repro = options.repro_prefix + " --fault " + shell_quote(fault.spec, /*always=*/true);
     say(options.backend.label + ": " + fault.name + ": " + std::string(to_string(r.outcome)) +
         (r.injections.empty() ? " (fault never fired)" : "") + " in " +
         std::to_string(static_cast<int>(r.wall_ms)) + " ms");

@@ -1,5 +1,7 @@
 #include "cli/common_options.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 
 namespace parity::cli {
@@ -15,6 +17,25 @@ backend::BackendSpec CommonOptions::defaults() const {
   s.browser = chromium;
   s.browser_args = chromium_flags;
   return s;
+}
+
+std::vector<std::string> CommonOptions::as_flags() const {
+  const CommonOptions d;
+  std::vector<std::string> f;
+  auto add = [&](const char* flag, const std::string& value, const std::string& default_value) {
+    if (value != default_value) f.insert(f.end(), {flag, value});
+  };
+  add("--ort-lib", ort_lib, d.ort_lib);
+  add("--opt-level", opt_level, d.opt_level);
+  if (allow_fallback != d.allow_fallback) f.push_back(allow_fallback ? "--fallback" : "--no-fallback");
+  add("--webgpu-adapter", webgpu_adapter, d.webgpu_adapter);
+  if (timeout_s != d.timeout_s) f.insert(f.end(), {"--timeout", fmt::format("{}", timeout_s)});
+  add("--max-memory", max_memory, d.max_memory);
+  add("--ort-web-version", ort_web_version, d.ort_web_version);
+  add("--ort-web-dir", ort_web_dir, d.ort_web_dir);
+  add("--chromium", chromium, d.chromium);
+  for (const auto& flag : chromium_flags) f.push_back("--chromium-flag=" + flag);
+  return f;
 }
 
 Result<isolate::IsolationLimits> CommonOptions::limits() const {

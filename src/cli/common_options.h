@@ -28,6 +28,9 @@ struct CommonOptions {
   bool quiet = false;
 
   backend::BackendSpec defaults() const;  // the run-wide defaults for backend specs
+  // These options as command-line words, only those that differ from their defaults (--json and
+  // --quiet left out): what a repro command needs to set the same backends up again.
+  std::vector<std::string> as_flags() const;
   Result<isolate::IsolationLimits> limits() const;
 };
 

@@ -1,5 +1,7 @@
 // `parity bisect`: find the first tensor where a backend departs from the reference, confirm it on
 // an isolated node, and write a repro folder. `parity verify`: rerun such a folder.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -41,8 +43,12 @@ std::vector<std::string> command_of(const BisectArgs& a) {
   add("--input", a.inputs.inputs);
   add("--resize", a.inputs.resizes);
   if (!a.inputs.load_io.empty()) c.insert(c.end(), {"--load-io", a.inputs.load_io});
-  if (a.atol) c.insert(c.end(), {"--atol", std::to_string(*a.atol)});
-  if (a.rtol) c.insert(c.end(), {"--rtol", std::to_string(*a.rtol)});
+  if (!a.inputs.max_input_size.empty()) c.insert(c.end(), {"--max-input-size", a.inputs.max_input_size});
+  if (a.atol) c.insert(c.end(), {"--atol", fmt::format("{}", *a.atol)});
+  if (a.rtol) c.insert(c.end(), {"--rtol", fmt::format("{}", *a.rtol)});
+  if (!a.batch_bytes.empty()) c.insert(c.end(), {"--batch-bytes", a.batch_bytes});
+  const auto common = a.common.as_flags();
+  c.insert(c.end(), common.begin(), common.end());
   if (!a.out_dir.empty()) c.insert(c.end(), {"--out", a.out_dir});
   return c;
 }
@@ -68,7 +74,7 @@ Result<bisect::BisectOptions> build_options(const BisectArgs& a) {
   }
   PARITY_ASSIGN_OR_RETURN(inputs, build_input_settings(a.inputs));
   o.inputs = std::move(inputs);
-  if (a.atol || a.rtol) o.tolerance = Tolerance{a.atol.value_or(0), a.rtol.value_or(0), {}, {}};
+  if (a.atol || a.rtol) o.tolerance = fixed_tolerance(a.atol.value_or(0), a.rtol.value_or(0));
   if (!a.out_dir.empty()) o.repro_dir = a.out_dir;
   if (const char* f = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = f;
   if (const char* f = std::getenv("PARITY_TEST_FAULT_EXPOSED")) o.exposed_test_fault_env = f;
@@ -97,20 +103,37 @@ int run_bisect_verb(const BisectArgs& args) {
 struct VerifyArgs {
   CommonOptions common;
   std::string dir;
-  std::string backend;  // default: the target recorded in repro.json
+  std::string backend;               // default: the target recorded in repro.json
+  std::optional<double> atol, rtol;  // default: the tolerance recorded in repro.json
 };
 
 int run_verify_verb(const VerifyArgs& args) {
   auto meta = bisect::read_repro_meta(args.dir);
   if (!meta.ok()) return report_failure("verify", meta.error());
-  const std::string text_spec = args.backend.empty() ? meta->target : args.backend;
-  auto spec = parse_backend_spec(text_spec, args.common.defaults());
-  if (!spec.ok()) return report_failure("verify", spec.error());
+  // The recorded spec replays every key bisect resolved (opt level, fallback, ORT library); a
+  // --backend, or a folder from before specs were recorded, is parsed as text.
+  backend::BackendSpec spec;
+  if (args.backend.empty() && meta->target_spec) {
+    spec = *meta->target_spec;
+    // A runtime named on the command line replaces the recorded one: that is how a user checks
+    // whether a newer ONNX Runtime or onnxruntime-web fixed the bug.
+    const backend::BackendSpec given = args.common.defaults();
+    if (!given.ort_lib.empty()) spec.ort_lib = given.ort_lib;
+    if (!given.ort_web.empty()) spec.ort_web = given.ort_web;
+    if (!given.browser.empty()) spec.browser = given.browser;
+  } else {
+    auto parsed =
+        parse_backend_spec(args.backend.empty() ? meta->target : args.backend, args.common.defaults());
+    if (!parsed.ok()) return report_failure("verify", parsed.error());
+    spec = *parsed;
+  }
   auto limits = args.common.limits();
   if (!limits.ok()) return report_failure("verify", limits.error());
   bisect::VerifyOptions o;
   o.dir = args.dir;
-  o.backend = *spec;
+  o.backend = spec;
+  o.tolerance = meta->tolerance;
+  if (args.atol || args.rtol) o.tolerance = fixed_tolerance(args.atol.value_or(0), args.rtol.value_or(0));
   o.limits = *limits;
   if (const char* f = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = f;
   auto report = bisect::run_verify(o, progress_for(args.common));
@@ -164,20 +187,23 @@ Verb bisect_verb() {
 }
 
 Verb verify_verb() {
-  return {"verify", "rerun a bisect repro folder and say whether the backend still fails", false,
-          [](CLI::App& cmd) -> VerbRunner {
-            auto args = std::make_shared<VerifyArgs>();
-            cmd.description(
-                "Runs DIR/model.onnx on DIR/test_data_set_0/input_K.pb with BACKEND and compares with the "
-                "recorded reference outputs (output_K.pb).\n"
-                "Exit status: 0 fixed (matches), 1 still failing, 2 bad invocation, 3 the backend could not "
-                "run.");
-            cmd.add_option("dir", args->dir, "a folder written by 'parity bisect --out'")->required();
-            cmd.add_option("-b,--backend", args->backend,
-                           "backend spec (default: the one recorded in repro.json)");
-            add_common_options(cmd, args->common);
-            return [args] { return run_verify_verb(*args); };
-          }};
+  return {
+      "verify", "rerun a bisect repro folder and say whether the backend still fails", false,
+      [](CLI::App& cmd) -> VerbRunner {
+        auto args = std::make_shared<VerifyArgs>();
+        cmd.description(
+            "Runs DIR/model.onnx on DIR/test_data_set_0/input_K.pb with BACKEND and compares with the "
+            "recorded reference outputs (output_K.pb).\n"
+            "Exit status: 0 fixed (matches), 1 still failing, 2 bad invocation, 3 the backend could not "
+            "run.");
+        cmd.add_option("dir", args->dir, "a folder written by 'parity bisect --out'")->required();
+        cmd.add_option("-b,--backend", args->backend,
+                       "backend spec (default: the one recorded in repro.json, every key included)");
+        cmd.add_option("--atol", args->atol, "absolute tolerance (default: the one recorded in repro.json)");
+        cmd.add_option("--rtol", args->rtol, "relative tolerance (default: the one recorded in repro.json)");
+        add_common_options(cmd, args->common);
+        return [args] { return run_verify_verb(*args); };
+      }};
 }
 
 }  // namespace parity::cli

@@ -24,6 +24,8 @@ struct ProbeArgs {
   int samples = 1;
   std::optional<double> atol, rtol;
   std::string save_io;
+  bool allow_inconclusive = false;
+  std::string noise_from;
 };
 
 Error usage(std::string message, std::string hint = {}) {
@@ -38,6 +40,10 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   o.backends = std::move(backends);
   PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
   o.reference = std::move(reference);
+  if (!a.noise_from.empty()) {
+    PARITY_ASSIGN_OR_RETURN(noise, parse_backend_spec(a.noise_from, defaults));
+    o.noise_from = std::move(noise);
+  }
   PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
   o.limits = limits;
 
@@ -77,7 +83,7 @@ int run(const ProbeArgs& args) {
   if (!args.common.json_path.empty())
     if (int rc = emit_json("probe", args.common.json_path, report::probe_to_json(*report)); rc != kExitOk)
       return rc;
-  return report->all_ok() ? kExitOk : kExitFinding;
+  return report->all_ok(args.allow_inconclusive) ? kExitOk : kExitFinding;
 }
 
 }  // namespace
@@ -90,8 +96,12 @@ Verb probe_verb() {
         cmd.description(
             "Runs MODEL on each backend in its own worker process, compares every output with the reference "
             "backend, and prints one row per backend.\n"
-            "Exit status: 0 all backends agree, 1 a mismatch or a failed backend, 2 bad invocation or "
-            "unreadable model.\n\n"
+            "Exit status: 0 all backends agree, 1 a mismatch, a failed backend or an inconclusive row (the "
+            "reference output is all zeros, constant or NaN, so agreeing with it proves nothing), 2 bad "
+            "invocation or unreadable model.\n"
+            "Outputs are judged by |a - e| <= max(atol, scale*max|ref|) + rtol*|ref| per element, by dtype "
+            "(float32: atol 1e-4, scale 1e-4, rtol 1e-3); --atol/--rtol/--tol replace it with a fixed rule. "
+            "See docs/probe.md.\n\n"
             "Backends: [LABEL=]EP[:KEY=VALUE]... e.g. cpu, webgpu:opt=basic, webgpu:fallback=off,\n"
             "  old=cpu:ort-lib=/path/libonnxruntime.so.1 (keys: opt, fallback, ort-lib, adapter, threads, "
             "nodes,\n"
@@ -120,6 +130,12 @@ Verb probe_verb() {
         cmd.add_option("--atol", args->atol, "absolute tolerance for every output (default: by dtype)");
         cmd.add_option("--rtol", args->rtol, "relative tolerance for every output (default: by dtype)");
         cmd.add_option("--tol", args->tols, "tolerance of one output, NAME=ATOL,RTOL (repeatable)");
+        cmd.add_option("--noise-from", args->noise_from,
+                       "a second backend that should be right too (e.g. noopt=cpu:opt=disabled, web-wasm): "
+                       "its spread from the reference, x2, widens every other backend's bound; its row is "
+                       "evidence and does not set the exit status");
+        cmd.add_flag("--allow-inconclusive", args->allow_inconclusive,
+                     "exit 0 when rows are only inconclusive (their reference output carries no signal)");
         cmd.add_option("--save-io", args->save_io,
                        "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
         add_common_options(cmd, args->common);

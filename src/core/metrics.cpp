@@ -169,13 +169,13 @@ RunSums sum_run(const double* v, std::size_t len, double shift) {
 // chain lives in a register (tol and the Comparison behind references would be reloaded per
 // element). Pairs with a non-finite side are rare and take the branch.
 struct ErrorSums {
-  double sum_abs = 0, sum_sq = 0, max_abs = 0, max_rel = 0;
+  double sum_abs = 0, sum_sq = 0, max_abs = 0, max_rel = 0, ref_max_abs = 0;
   int64_t worst = -1;  // chunk-relative index of a new max_abs, -1 if the maximum did not grow
   int64_t over = 0, non_finite = 0, nan_mismatch = 0;
 };
 
 ErrorSums sum_errors(const double* a, const double* e, std::size_t m, double atol, double rtol,
-                     double max_abs, double max_rel) {
+                     double max_abs, double max_rel, double ref_max_abs) {
   double sum_abs = 0, sum_sq = 0;
   int64_t worst = -1, over = 0, non_finite = 0, nan_mismatch = 0;
   for (std::size_t j = 0; j < m; ++j) {
@@ -183,6 +183,7 @@ ErrorSums sum_errors(const double* a, const double* e, std::size_t m, double ato
     if (std::isfinite(x) && std::isfinite(y)) [[likely]] {
       const double d = std::fabs(x - y);
       const double mag = std::fabs(y);
+      ref_max_abs = greater(ref_max_abs, mag);
       sum_abs += d;
       sum_sq += d * d;
       if (d > max_abs) [[unlikely]] {
@@ -202,7 +203,24 @@ ErrorSums sum_errors(const double* a, const double* e, std::size_t m, double ato
       over += !same;
     }
   }
-  return {sum_abs, sum_sq, max_abs, max_rel, worst, over, non_finite, nan_mismatch};
+  return {sum_abs, sum_sq, max_abs, max_rel, ref_max_abs, worst, over, non_finite, nan_mismatch};
+}
+
+// Finite pairs with |a - e| > bound_abs + rtol*|e|: the second pass compare_tensors makes only when
+// the scale term widened the floor after elements already failed the narrower one.
+int64_t count_over(const Tensor& actual, const Tensor& expected, std::size_t n, double bound_abs,
+                   double rtol) {
+  int64_t over = 0;
+  std::array<double, kChunk> a{}, e{};
+  for (std::size_t base = 0; base < n; base += kChunk) {
+    const std::size_t m = std::min(kChunk, n - base);
+    load_chunk(actual, base, m, a.data());
+    load_chunk(expected, base, m, e.data());
+    for (std::size_t j = 0; j < m; ++j)
+      if (std::isfinite(a[j]) && std::isfinite(e[j]))
+        over += !(std::fabs(a[j] - e[j]) <= bound_abs + rtol * std::fabs(e[j]));
+  }
+  return over;
 }
 
 // numpy.argmax order: NaN beats everything (first NaN wins), otherwise strictly greater wins.
@@ -386,13 +404,25 @@ TensorStats compute_stats(const Tensor& t) {
   return s;
 }
 
+std::string uninformative_reason(const Tensor& reference, const TensorStats& stats) {
+  if (!dtype_is_float(reference.dtype())) return {};
+  const std::size_t n = element_count(reference);
+  if (n == 0) return "the reference output is empty";
+  if (stats.nan_frac > 0)
+    return fmt::format("the reference output holds NaN ({:.1f}% of {} elements)", 100 * stats.nan_frac, n);
+  if (stats.zero_frac == 1) return fmt::format("the reference output is all zeros ({} elements)", n);
+  if (n >= 2 && stats.inf_frac == 0 && stats.min == stats.max)
+    return fmt::format("the reference output holds one value, {}, in all {} elements", num(stats.min), n);
+  return {};
+}
+
 Tolerance default_tolerance(DType dtype) {
   Tolerance t;
   switch (dtype) {
-    case DType::float32: t.atol = 1e-4, t.rtol = 1e-3; break;
-    case DType::float16: t.atol = 1e-2, t.rtol = 1e-2; break;
-    case DType::bfloat16: t.atol = 5e-2, t.rtol = 5e-2; break;
-    case DType::float64: t.atol = 1e-7, t.rtol = 1e-5; break;
+    case DType::float32: t.atol = 1e-4, t.rtol = 1e-3, t.scale_rtol = 1e-4; break;
+    case DType::float16: t.atol = 1e-2, t.rtol = 1e-2, t.scale_rtol = 2e-3; break;
+    case DType::bfloat16: t.atol = 5e-2, t.rtol = 5e-2, t.scale_rtol = 1e-2; break;
+    case DType::float64: t.atol = 1e-7, t.rtol = 1e-5, t.scale_rtol = 1e-9; break;
     // About one unit in the last place at 1.0: 3 mantissa bits (e4m3) and 2 (e5m2).
     case DType::float8e4m3fn:
     case DType::float8e4m3fnuz: t.atol = 1.25e-1, t.rtol = 1.25e-1; break;
@@ -401,6 +431,25 @@ Tolerance default_tolerance(DType dtype) {
     default: break;  // integers, bool, string and anything else compare exactly
   }
   return t;
+}
+
+Tolerance fixed_tolerance(double atol, double rtol) {
+  Tolerance t;
+  t.atol = atol;
+  t.rtol = rtol;
+  return t;
+}
+
+std::string describe_tolerance(const Tolerance& tol, const Comparison* cmp) {
+  if (tol.noise_abs > 0 && cmp && cmp->bound_abs == tol.noise_abs && tol.noise_abs > tol.atol)
+    return fmt::format("the noise floor {} + rtol {}*|ref|", num(tol.noise_abs), num(tol.rtol));
+  if (tol.scale_rtol > 0 && cmp && cmp->bound_abs > tol.atol)
+    return fmt::format("max(atol {}, {}*max|ref| = {}) + rtol {}*|ref|", num(tol.atol), num(tol.scale_rtol),
+                       num(cmp->bound_abs), num(tol.rtol));
+  if (tol.scale_rtol > 0 && !cmp)
+    return fmt::format("max(atol {}, {}*max|ref|) + rtol {}*|ref|", num(tol.atol), num(tol.scale_rtol),
+                       num(tol.rtol));
+  return fmt::format("atol {} + rtol {}*|ref|", num(tol.atol), num(tol.rtol));
 }
 
 Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const Tolerance& tol) {
@@ -436,10 +485,12 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
     if (topk)  // before the compaction below: argmax sees NaNs
       for (std::size_t j = 0; j < m; ++j) top.add(a[j], e[j]);
 
-    const ErrorSums r = sum_errors(a.data(), e.data(), m, tol.atol, tol.rtol, c.max_abs, c.max_rel);
+    const ErrorSums r =
+        sum_errors(a.data(), e.data(), m, tol.atol, tol.rtol, c.max_abs, c.max_rel, c.ref_max_abs);
     if (r.worst >= 0) c.worst_index = static_cast<int64_t>(base) + r.worst;
     c.max_abs = r.max_abs;
     c.max_rel = r.max_rel;
+    c.ref_max_abs = r.ref_max_abs;
     c.nan_mismatch += r.nan_mismatch;
     int64_t over = r.over;
     const int64_t non_finite = r.non_finite;
@@ -492,6 +543,15 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
   }
   // Bit-exact integer mismatches can hide below double resolution; still point at one.
   if (exact_bits && c.worst_index < 0 && first_over >= 0) c.worst_index = first_over;
+  // The scale term is known only once the reference has been read: elements that failed the
+  // narrower atol floor are counted again against the widened one (no second pass otherwise).
+  c.bound_abs = tol.atol;
+  const double widened = std::max(tol.scale_rtol * c.ref_max_abs, tol.noise_abs);
+  if (!exact_bits && dtype_is_float(expected.dtype()) && widened > tol.atol) {
+    c.bound_abs = widened;
+    if (c.elements_over_tol > c.nan_mismatch)
+      c.elements_over_tol = c.nan_mismatch + count_over(actual, expected, n, c.bound_abs, tol.rtol);
+  }
 
   if (c.finite_pairs > 0) {
     const double pairs = static_cast<double>(c.finite_pairs);
@@ -553,7 +613,7 @@ OutputVerdict judge(const Tensor& actual, const Tensor& expected, const Comparis
   if (cmp.elements_over_tol > 0) {
     std::string rule = is_exact_dtype(actual.dtype()) && tol.atol == 0 && tol.rtol == 0
                            ? fmt::format("differ (exact compare, {})", dtype_name(actual.dtype()))
-                           : fmt::format("exceed atol {} + rtol {}*|ref|", num(tol.atol), num(tol.rtol));
+                           : "exceed " + describe_tolerance(tol, &cmp);
     std::string worst;
     if (cmp.worst_index >= 0) {
       const auto w = static_cast<std::size_t>(cmp.worst_index);

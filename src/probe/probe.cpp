@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "core/interrupt.h"
@@ -32,12 +33,16 @@ bool worse_than(const OutputReport& a, const OutputReport& b) {
 }
 
 OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual, const NamedTensor& expected,
-                          int sample) {
+                          int sample, std::optional<double> noise_max_abs) {
   OutputReport r;
   r.name = expected.name;
   r.worst_sample = sample;
   r.reference_stats = compute_stats(expected.tensor);
   r.tolerance = tolerance_for(options, expected.name, expected.tensor.dtype());
+  if (noise_max_abs && std::isfinite(*noise_max_abs)) {
+    r.noise_max_abs = noise_max_abs;
+    r.tolerance.noise_abs = kNoiseMargin * *noise_max_abs;
+  }
   const Evaluation ev = evaluate_output(actual, expected, r.tolerance);
   r.verdict = ev.verdict.verdict;
   r.failed_rule = ev.verdict.failed_rule;
@@ -75,6 +80,7 @@ std::string_view to_string(BackendStatus s) {
     case BackendStatus::timeout: return "timeout";
     case BackendStatus::oom: return "oom";
     case BackendStatus::unavailable: return "unavailable";
+    case BackendStatus::inconclusive: return "inconclusive";
   }
   return "error";
 }
@@ -89,9 +95,11 @@ BackendStatus status_from_error(const Error& e) {
   }
 }
 
-bool ProbeReport::all_ok() const {
-  return std::all_of(backends.begin(), backends.end(),
-                     [](const auto& b) { return b.status == BackendStatus::ok; });
+bool ProbeReport::all_ok(bool allow_inconclusive) const {
+  return std::all_of(backends.begin(), backends.end(), [&](const auto& b) {
+    return b.is_noise || b.status == BackendStatus::ok ||
+           (allow_inconclusive && b.status == BackendStatus::inconclusive);
+  });
 }
 
 Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DType dtype) {
@@ -107,10 +115,19 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
   PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(options.model_path));
   PARITY_ASSIGN_OR_RETURN(plan, plan_inputs(info, options.inputs));
 
-  // Reference first, then every other backend once, in the order given.
+  // Reference first, then the noise backend, then every other backend once, in the order given.
   std::vector<backend::BackendSpec> order{options.reference};
   std::set<std::string> labels{options.reference.label};
+  if (options.noise_from) {
+    if (options.noise_from->label == options.reference.label)
+      return bad_invocation("--noise-from names the reference itself ('" + options.reference.label + "')",
+                            "give a second implementation that should be right too, e.g. "
+                            "noopt=cpu:opt=disabled or web-wasm");
+    order.push_back(*options.noise_from);
+    labels.insert(options.noise_from->label);
+  }
   for (const auto& b : options.backends) {
+    if (options.noise_from && b.label == options.noise_from->label) continue;  // runs once, as noise
     if (b.label == options.reference.label) continue;
     if (!labels.insert(b.label).second)
       return bad_invocation("backend '" + b.label + "' is listed twice",
@@ -135,10 +152,15 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
   report.samples = static_cast<int>(plan.samples.size());
   report.seed = options.inputs.seed;
   report.reference = options.reference.label;
+  if (options.noise_from) report.noise_from = options.noise_from->label;
 
   std::unique_ptr<isolate::BackendRunner> own_runner;
   isolate::BackendRunner& runner = isolate::runner_or(options.runner, own_runner);
   std::vector<std::vector<NamedTensor>> reference_outputs;  // per sample
+  // Per reference output: why it carries no signal in any sample ("" once one sample has one).
+  std::map<std::string, std::string> uninformative;
+  // Per sample: the noise backend's max_abs against the reference, per output.
+  std::vector<std::map<std::string, double>> noise;
   std::optional<Error> reference_error;
   for (std::size_t bi = 0; bi < order.size() && !interrupted(); ++bi) {
     const auto& spec = order[bi];
@@ -146,6 +168,11 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
     br.name = spec.label;
     br.ep = spec.ep;
     br.is_reference = bi == 0;
+    br.is_noise = options.noise_from && bi == 1;
+    const bool noise_listed =
+        br.is_noise && std::any_of(options.backends.begin(), options.backends.end(),
+                                   [&](const auto& b) { return b.label == spec.label; });
+    if (noise_listed) br.is_noise = false;  // also a backend under test: it gates the exit status
     std::vector<OutputReport> worst;
     for (std::size_t s = 0; s < plan.samples.size(); ++s) {
       say(spec.label + ": sample " + std::to_string(s + 1) + "/" + std::to_string(plan.samples.size()) +
@@ -190,6 +217,11 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
           r.stats = compute_stats(out.tensor);
           r.reference_stats = r.stats;
           r.tolerance = tolerance_for(options, out.name, out.tensor.dtype());
+          const std::string why = uninformative_reason(out.tensor, r.stats);
+          if (s == 0)
+            uninformative[out.name] = why;
+          else if (why.empty())
+            uninformative[out.name].clear();
           if (s == 0) worst.push_back(std::move(r));
         }
         reference_outputs.push_back(std::move(result.outputs));
@@ -201,7 +233,14 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
         const NamedTensor* actual = nullptr;
         for (const auto& a : result.outputs)
           if (a.name == expected[o].name) actual = &a;
-        OutputReport r = judge_output(options, actual, expected[o], static_cast<int>(s));
+        std::optional<double> floor;
+        if (!br.is_reference && options.noise_from && bi > 1 && s < noise.size())
+          if (auto it = noise[s].find(expected[o].name); it != noise[s].end()) floor = it->second;
+        OutputReport r = judge_output(options, actual, expected[o], static_cast<int>(s), floor);
+        if (options.noise_from && bi == 1 && r.comparison) {
+          if (noise.size() <= s) noise.resize(s + 1);
+          noise[s][expected[o].name] = r.comparison->max_abs;
+        }
         if (worst.size() <= o)
           worst.push_back(std::move(r));
         else if (worse_than(r, worst[o]))
@@ -221,6 +260,14 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
     if (!br.error && std::any_of(br.outputs.begin(), br.outputs.end(),
                                  [](const auto& o) { return o.verdict == Verdict::mismatch; }))
       br.status = BackendStatus::mismatch;
+    if (!br.is_reference && !br.error) {
+      for (auto& o : br.outputs)
+        if (o.verdict == Verdict::match) o.inconclusive = uninformative[o.name];
+      if (br.status == BackendStatus::ok &&
+          std::any_of(br.outputs.begin(), br.outputs.end(),
+                      [](const auto& o) { return !o.inconclusive.empty(); }))
+        br.status = BackendStatus::inconclusive;
+    }
     say(spec.label + ": " + std::string(to_string(br.status)) + " in " + fmt_ms(br.wall_ms));
     report.backends.push_back(std::move(br));
   }

@@ -21,7 +21,9 @@
 namespace parity::probe {
 
 // A backend's overall status; names are part of the JSON contract.
-enum class BackendStatus { ok, mismatch, error, crashed, timeout, oom, unavailable };
+// `inconclusive`: every output matched, but at least one reference output carries no signal (all
+// zeros, constant, NaN), so the match proves nothing about it.
+enum class BackendStatus { ok, mismatch, error, crashed, timeout, oom, unavailable, inconclusive };
 std::string_view to_string(BackendStatus s);
 BackendStatus status_from_error(const Error& e);
 
@@ -36,7 +38,11 @@ struct ProbeOptions {
   std::string worker_exe;                        // empty = this executable
   std::string test_fault_env;                    // value of PARITY_TEST_FAULT ("" = none)
   std::optional<std::filesystem::path> save_io;  // write inputs/outputs in ONNX test-data layout
-  isolate::BackendRunner* runner = nullptr;      // shared runner (one browser for many runs); null = own
+  // --noise-from: a second implementation that should be right too (cpu:opt=disabled, web-wasm).
+  // It runs right after the reference; per output and sample, kNoiseMargin times its max_abs
+  // against the reference widens every other backend's bound (Tolerance::noise_abs).
+  std::optional<backend::BackendSpec> noise_from;
+  isolate::BackendRunner* runner = nullptr;  // shared runner (one browser for many runs); null = own
 };
 
 // The evidence for one output of one backend (worst sample).
@@ -52,12 +58,19 @@ struct OutputReport {
   TensorStats reference_stats;
   Tolerance tolerance;
   int worst_sample = 0;
+  // The noise floor this output was judged with (--noise-from): the noise backend's max_abs
+  // against the reference, in the sample shown; absent without --noise-from.
+  std::optional<double> noise_max_abs;
+  // Why this output's match proves nothing (uninformative_reason of the reference in every
+  // sample); empty when the reference carries a signal or the output mismatches.
+  std::string inconclusive;
 };
 
 struct BackendReport {
   std::string name;
   std::string ep;
   bool is_reference = false;
+  bool is_noise = false;  // the --noise-from backend: its spread is evidence, not a verdict to gate on
   BackendStatus status = BackendStatus::ok;
   std::optional<Error> error;
   std::string ort_version;
@@ -77,8 +90,10 @@ struct ProbeReport {
   int samples = 1;
   uint64_t seed = 0;
   std::string reference;
+  std::string noise_from;               // label of the --noise-from backend, empty without it
   std::vector<BackendReport> backends;  // reference first
-  bool all_ok() const;
+  // Every backend ok; with `allow_inconclusive`, inconclusive rows count as ok too.
+  bool all_ok(bool allow_inconclusive = false) const;
 };
 
 // Progress events for long runs ("webgpu: sample 1/4 ...", "webgpu: mismatch in 3.2 s").

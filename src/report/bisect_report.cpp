@@ -16,6 +16,7 @@ json tensor_json(const bisect::TensorReport& t) {
   json j{{"name", t.name}, {"node", t.node}, {"op_type", t.op_type}, {"order", t.order}};
   j["verdict"] = !t.compared ? "not_compared" : t.verdict == Verdict::match ? "match" : "mismatch";
   j["metrics"] = metrics_json(t.metrics);
+  if (t.compared) j["tolerance"] = tolerance_to_json(t.tolerance, t.metrics ? &*t.metrics : nullptr);
   if (!t.failed_rule.empty()) j["failed_rule"] = t.failed_rule;
   if (!t.detail.empty()) j["detail"] = t.detail;
   return j;
@@ -25,7 +26,8 @@ std::string error_text(const bisect::TensorReport& t) {
   if (!t.compared) return "not compared";
   std::string s = t.verdict == Verdict::match ? "match" : "MISMATCH";
   if (t.metrics) {
-    s += fmt::format("  max_abs {:.3g}", t.metrics->max_abs);
+    s += fmt::format("  max_abs {:.3g} (bound {:.3g} + {:.3g}*|ref|, max|ref| {:.3g})", t.metrics->max_abs,
+                     t.metrics->bound_abs, t.tolerance.rtol, t.metrics->ref_max_abs);
     if (t.metrics->nan_mismatch > 0) s += fmt::format("  nan_mismatch {}", t.metrics->nan_mismatch);
   } else if (!t.failed_rule.empty()) {
     s += "  (" + t.failed_rule + ")";
@@ -59,10 +61,15 @@ json bisect_to_json(const bisect::BisectReport& r) {
          {"path", r.path}};
   if (r.first_divergent) {
     const auto& f = *r.first_divergent;
-    j["first_divergent"] = {{"tensor", f.tensor},           {"node", f.node},
-                            {"op_type", f.op_type},         {"order", f.order},
-                            {"born_here", f.born_here},     {"weight_path", f.weight_path},
-                            {"failed_rule", f.failed_rule}, {"metrics", metrics_json(f.metrics)}};
+    j["first_divergent"] = {{"tensor", f.tensor},
+                            {"node", f.node},
+                            {"op_type", f.op_type},
+                            {"order", f.order},
+                            {"born_here", f.born_here},
+                            {"weight_path", f.weight_path},
+                            {"reads_graph_input", f.reads_graph_input},
+                            {"failed_rule", f.failed_rule},
+                            {"metrics", metrics_json(f.metrics)}};
   } else {
     j["first_divergent"] = nullptr;
   }
@@ -128,6 +135,9 @@ json verify_to_json(const bisect::VerifyReport& r) {
           {"ort_version", r.ort_version},
           {"adapter", r.adapter},
           {"recorded_error", r.recorded_error},
+          {"differences", r.differences},
+          {"setup", r.setup},
+          {"tolerance", r.tolerance},
           {"outputs", outs},
           {"error", r.error ? error_to_json(*r.error) : json(nullptr)}};
 }
@@ -136,6 +146,8 @@ std::string verify_text(const bisect::VerifyReport& r) {
   if (r.error) return fmt::format("{}: could not run the repro: {}\n", r.backend, r.error->describe());
   std::string s;
   for (const auto& o : r.outputs) s += fmt::format("  {:<24} {}\n", o.name, error_text(o));
+  for (const auto& d : r.differences) s += fmt::format("  note: not the recorded setup: {}\n", d);
+  s = fmt::format("replaying: {}; {}\n", r.setup, r.tolerance) + s;
   s += r.still_fails
            ? fmt::format("{}: STILL FAILS (recorded at bisect time: {})\n", r.backend, r.recorded_error)
            : fmt::format("{}: fixed: the repro now matches the reference outputs\n", r.backend);

@@ -32,11 +32,15 @@ json output_to_json(const probe::OutputReport& o) {
   return {{"name", o.name},
           {"dtype", dtype_name(o.dtype)},
           {"shape", o.shape},
-          {"verdict", o.verdict == Verdict::match ? "match" : "mismatch"},
+          {"verdict", o.verdict == Verdict::mismatch ? "mismatch"
+                      : o.inconclusive.empty()       ? "match"
+                                                     : "inconclusive"},
+          {"inconclusive_reason", o.inconclusive.empty() ? json(nullptr) : json(o.inconclusive)},
+          {"noise_max_abs", o.noise_max_abs ? json_number(*o.noise_max_abs) : json(nullptr)},
           {"failed_rule", o.failed_rule.empty() ? json(nullptr) : json(o.failed_rule)},
           {"detail", o.detail},
           {"worst_sample", o.worst_sample},
-          {"tolerance", {{"atol", o.tolerance.atol}, {"rtol", o.tolerance.rtol}}},
+          {"tolerance", tolerance_to_json(o.tolerance, o.comparison ? &*o.comparison : nullptr)},
           {"metrics", metrics},
           {"reference_metrics", stats_to_json(o.reference_stats)}};
 }
@@ -58,17 +62,22 @@ json stats_to_json(const TensorStats& s) {
 }
 
 json comparison_to_json(const Comparison& c) {
-  return {{"max_abs", json_number(c.max_abs)},
-          {"max_rel", json_number(c.max_rel)},
-          {"mean_abs", json_number(c.mean_abs)},
-          {"cosine", opt_number(c.cosine)},
-          {"pearson", opt_number(c.pearson)},
-          {"psnr", opt_number(c.psnr)},
-          {"top1_agree", opt_number(c.top1_agree)},
-          {"top5_agree", opt_number(c.top5_agree)},
-          {"nan_mismatch", c.nan_mismatch},
-          {"elements_over_tol", c.elements_over_tol},
-          {"worst_index", c.worst_index}};
+  return {{"max_abs", json_number(c.max_abs)},      {"max_rel", json_number(c.max_rel)},
+          {"mean_abs", json_number(c.mean_abs)},    {"cosine", opt_number(c.cosine)},
+          {"pearson", opt_number(c.pearson)},       {"psnr", opt_number(c.psnr)},
+          {"top1_agree", opt_number(c.top1_agree)}, {"top5_agree", opt_number(c.top5_agree)},
+          {"nan_mismatch", c.nan_mismatch},         {"elements_over_tol", c.elements_over_tol},
+          {"worst_index", c.worst_index},           {"ref_max_abs", json_number(c.ref_max_abs)},
+          {"bound_abs", json_number(c.bound_abs)}};
+}
+
+json tolerance_to_json(const Tolerance& t, const Comparison* c) {
+  json j{{"atol", t.atol}, {"rtol", t.rtol}, {"scale_rtol", t.scale_rtol}};
+  if (t.noise_abs > 0) j["noise_abs"] = t.noise_abs;
+  if (c) j["bound_abs"] = json_number(c->bound_abs);
+  if (t.min_cosine) j["min_cosine"] = *t.min_cosine;
+  if (t.min_top1_agree) j["min_top1_agree"] = *t.min_top1_agree;
+  return j;
 }
 
 json probe_to_json(const probe::ProbeReport& r) {
@@ -95,7 +104,9 @@ json probe_to_json(const probe::ProbeReport& r) {
     for (const auto& [k, v] : b.properties) properties[k] = v;
     json jb = {{"name", b.name},
                {"ep", b.ep},
-               {"role", b.is_reference ? "reference" : "target"},
+               {"role", b.is_reference ? "reference"
+                        : b.is_noise   ? "noise"
+                                       : "target"},
                {"ort_version", b.ort_version},
                {"adapter", b.adapter.empty() ? json(nullptr) : json(b.adapter)},
                {"status", probe::to_string(b.status)},
@@ -121,6 +132,7 @@ json probe_to_json(const probe::ProbeReport& r) {
             {"inputs", inputs},
             {"outputs", outputs}}},
           {"reference", r.reference},
+          {"noise_from", r.noise_from.empty() ? json(nullptr) : json(r.noise_from)},
           {"samples", r.samples},
           {"seed", r.seed},
           {"ok", r.all_ok()},

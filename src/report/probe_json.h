@@ -18,5 +18,7 @@ nlohmann::json probe_to_json(const probe::ProbeReport& report);
 nlohmann::json json_number(double v);
 nlohmann::json stats_to_json(const TensorStats& s);
 nlohmann::json comparison_to_json(const Comparison& c);
+// The rule a tensor was judged by; with `c`, also the absolute bound in force for that tensor.
+nlohmann::json tolerance_to_json(const Tolerance& t, const Comparison* c = nullptr);
 
 }  // namespace parity::report

@@ -21,31 +21,45 @@ std::string nodes_text(const probe::BackendReport& b) {
   return fmt::format("{}/{}", b.nodes_on_backend, b.nodes_on_cpu < 0 ? 0 : b.nodes_on_cpu);
 }
 
-// The output to show for a backend: the first mismatch, else the one with the largest error.
+// The output to show for a backend: the first mismatch, else the first inconclusive one, else the
+// one with the largest error.
 const probe::OutputReport* worst_output(const probe::BackendReport& b) {
+  auto rank = [](const probe::OutputReport& o) {
+    return o.verdict == Verdict::mismatch ? 2 : o.inconclusive.empty() ? 0 : 1;
+  };
   const probe::OutputReport* worst = nullptr;
   for (const auto& o : b.outputs) {
-    if (!worst)
+    if (!worst || rank(o) > rank(*worst))
       worst = &o;
-    else if (o.verdict == Verdict::mismatch && worst->verdict != Verdict::mismatch)
-      worst = &o;
-    else if (o.verdict == worst->verdict && o.comparison && worst->comparison &&
+    else if (rank(o) == rank(*worst) && o.comparison && worst->comparison &&
              o.comparison->max_abs > worst->comparison->max_abs)
       worst = &o;
   }
   return worst;
 }
 
-std::string evidence(const probe::OutputReport& o) {
+std::string evidence(const probe::OutputReport& o, const std::string& noise_label) {
   std::string s =
       fmt::format("mean {} (ref {})", short_number(o.stats.mean), short_number(o.reference_stats.mean));
-  if (o.stats.zero_frac > 0 || o.reference_stats.zero_frac > 0)
+  // A zero fraction that differs on a matching output is values within tolerance of 0 (CPU kernels
+  // flush tiny results to exact 0, GPUs often do not): shown only where it can mean a failure.
+  const bool zeros_matter = o.verdict == Verdict::mismatch || !o.inconclusive.empty() ||
+                            o.stats.zero_frac == 1 || o.reference_stats.zero_frac == 1 ||
+                            o.stats.zero_frac == o.reference_stats.zero_frac;
+  if (zeros_matter && (o.stats.zero_frac > 0 || o.reference_stats.zero_frac > 0))
     s += fmt::format(", zeros {:.1f}% (ref {:.1f}%)", 100 * o.stats.zero_frac,
                      100 * o.reference_stats.zero_frac);
   if (o.stats.nan_frac > 0) s += fmt::format(", NaN {:.1f}%", 100 * o.stats.nan_frac);
   if (o.comparison && o.comparison->psnr) s += fmt::format(", PSNR {} dB", short_number(*o.comparison->psnr));
   if (o.comparison && o.comparison->top1_agree)
     s += fmt::format(", top1 {:.0f}%", 100 * *o.comparison->top1_agree);
+  if (o.comparison && o.noise_max_abs) {
+    if (*o.noise_max_abs > 0)
+      s += fmt::format(", {}x the {} spread ({})", short_number(o.comparison->max_abs / *o.noise_max_abs),
+                       noise_label, short_number(*o.noise_max_abs));
+    else
+      s += fmt::format(", {} agrees exactly", noise_label);
+  }
   return s;
 }
 
@@ -78,6 +92,7 @@ std::string probe_table(const probe::ProbeReport& r) {
   for (const auto& b : r.backends) {
     std::string status(probe::to_string(b.status));
     if (b.is_reference) status += " (ref)";
+    if (b.is_noise) status += " (noise)";
     std::vector<std::string> row{b.name, status, b.ort_version.empty() ? "-" : b.ort_version, nodes_text(b),
                                  b.error ? "-" : ms_text(b.create_ms + b.run_ms)};
     if (b.error) {
@@ -89,12 +104,18 @@ std::string probe_table(const probe::ProbeReport& r) {
       row.push_back(o->name);
       row.push_back(has_cmp ? short_number(o->comparison->max_abs) : "-");
       row.push_back(has_cmp && o->comparison->cosine ? fmt::format("{:.6f}", *o->comparison->cosine) : "-");
-      row.push_back(evidence(*o));
-      for (const auto& out_report : b.outputs)
+      row.push_back(evidence(*o, r.noise_from));
+      for (const auto& out_report : b.outputs) {
         if (out_report.verdict == Verdict::mismatch)
           details.push_back(fmt::format("{}: output '{}' fails rule '{}' (sample {}): {}", b.name,
                                         out_report.name, out_report.failed_rule, out_report.worst_sample,
                                         out_report.detail));
+        else if (!out_report.inconclusive.empty())
+          details.push_back(fmt::format(
+              "{}: output '{}' is inconclusive: {}, so a backend that is wrong in the same way would match; "
+              "hint: feed a real input (--input), widen --range, or judge another output",
+              b.name, out_report.name, out_report.inconclusive));
+      }
     } else {
       row.insert(row.end(), {"-", "-", "-", "no outputs"});
     }
@@ -117,10 +138,22 @@ std::string probe_table(const probe::ProbeReport& r) {
     out += "\n";
     for (const auto& d : details) out += "  " + d + "\n";
   }
-  const auto failing = std::count_if(r.backends.begin(), r.backends.end(),
-                                     [](const auto& b) { return b.status != probe::BackendStatus::ok; });
-  out += failing == 0 ? fmt::format("\nresult: all {} backends agree with the reference\n", r.backends.size())
-                      : fmt::format("\nresult: {} of {} backends are not ok\n", failing, r.backends.size());
+  const auto count = [&](auto pred) { return std::count_if(r.backends.begin(), r.backends.end(), pred); };
+  const auto failing = count([](const auto& b) {
+    return !b.is_noise && b.status != probe::BackendStatus::ok &&
+           b.status != probe::BackendStatus::inconclusive;
+  });
+  const auto inconclusive =
+      count([](const auto& b) { return b.status == probe::BackendStatus::inconclusive; });
+  if (failing == 0 && inconclusive == 0)
+    out += fmt::format("\nresult: all {} backends agree with the reference\n", r.backends.size());
+  else if (failing == 0)
+    out +=
+        fmt::format("\nresult: {} of {} backends are inconclusive: the reference gives nothing to compare\n",
+                    inconclusive, r.backends.size());
+  else
+    out += fmt::format("\nresult: {} of {} backends are not ok{}\n", failing, r.backends.size(),
+                       inconclusive ? fmt::format(", {} inconclusive", inconclusive) : "");
   return out;
 }
 

@@ -87,7 +87,8 @@ TEST_P(BisectFixture, MatchesExpectations) {
   // "repro_contains": {"README.md": ["needle", ...]}: files of the repro folder --out wrote.
   const json repro_contains = expect.value("repro_contains", json::object());  // named: items() borrows it
   for (const auto& [file, needles] : repro_contains.items()) {
-    const std::string path = tmp.str() + "/repro/" + file;
+    ASSERT_TRUE(report["repro_dir"].is_string()) << "no repro folder written";
+    const std::string path = report["repro_dir"].get<std::string>() + "/" + file;
     std::ifstream in(path);
     ASSERT_TRUE(in) << "repro folder lacks " << file;
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -489,5 +489,88 @@ TEST(Judge, DefaultTolerances) {
   EXPECT_FALSE(default_tolerance(DType::float32).min_cosine);
 }
 
+// --- scale-aware tolerance -------------------------------------------------------------------
+
+// Accumulation error of a sum grows with its terms: near-zero elements of a tensor whose values
+// reach 50 carry absolute error far above a fixed atol of 1e-4, and must not fail for it.
+TEST(ScaleAwareTolerance, NearZeroElementsOfALargeTensorAreJudgedAgainstItsScale) {
+  const auto e = f32({4}, {50, 0, -30, 1e-3f});
+  const auto a = f32({4}, {50.001f, 4e-4f, -30.002f, 1.2e-3f});
+  const auto c = compare_tensors(a, e, default_tolerance(DType::float32));
+  EXPECT_DOUBLE_EQ(c.ref_max_abs, 50);
+  EXPECT_NEAR(c.bound_abs, 5e-3, 1e-12);
+  EXPECT_EQ(c.elements_over_tol, 0);
+  EXPECT_EQ(judge(a, e, c, default_tolerance(DType::float32)).verdict, Verdict::match);
+  // The fixed numpy rule the user can still ask for calls the same noise a mismatch.
+  const auto fixed = compare_tensors(a, e, fixed_tolerance(1e-4, 1e-3));
+  EXPECT_EQ(fixed.elements_over_tol, 2);
+  EXPECT_DOUBLE_EQ(fixed.bound_abs, 1e-4);
+}
+
+TEST(ScaleAwareTolerance, AnErrorOfTheTensorsOwnSizeStillFailsAndNamesTheBound) {
+  const auto e = f32({4}, {50, 0, -30, 1e-3f});
+  const auto a = f32({4}, {50, 0.5f, -30, 1e-3f});
+  const Tolerance tol = default_tolerance(DType::float32);
+  const auto c = compare_tensors(a, e, tol);
+  EXPECT_EQ(c.elements_over_tol, 1);
+  const auto v = judge(a, e, c, tol);
+  EXPECT_EQ(v.failed_rule, "allclose");
+  EXPECT_THAT(v.detail, HasSubstr("1 of 4 elements exceed max(atol 0.0001, 0.0001*max|ref| = 0.005) + rtol "
+                                  "0.001*|ref|; max_abs 0.5 at index 1"));
+}
+
+TEST(ScaleAwareTolerance, SmallTensorsKeepTheAbsoluteFloor) {
+  const auto e = f32({2}, {0.5f, 0});
+  const auto a = f32({2}, {0.5f, 2e-4f});
+  const auto c = compare_tensors(a, e, default_tolerance(DType::float32));
+  EXPECT_DOUBLE_EQ(c.bound_abs, 1e-4) << "0.5 * 1e-4 is below atol: atol is the floor";
+  EXPECT_EQ(c.elements_over_tol, 1);
+  EXPECT_THAT(judge(a, e, c, default_tolerance(DType::float32)).detail,
+              HasSubstr("exceed atol 0.0001 + rtol"));
+}
+
+TEST(ScaleAwareTolerance, NanPlacementStillCountsAfterTheScaleWidensTheBound) {
+  const auto e = f32({3}, {100, 0, 1});
+  const auto a = f32({3}, {100, 0.001f, static_cast<float>(kNaN)});
+  const auto c = compare_tensors(a, e, default_tolerance(DType::float32));
+  EXPECT_EQ(c.nan_mismatch, 1);
+  EXPECT_EQ(c.elements_over_tol, 1) << "the NaN, not the 0.001 inside 100 * 1e-4";
+}
+
+TEST(ScaleAwareTolerance, IntegersStayExact) {
+  const auto e = typed<int32_t>(DType::int32, {2}, {1000000, 0});
+  const auto a = typed<int32_t>(DType::int32, {2}, {1000000, 1});
+  const auto c = compare_tensors(a, e, default_tolerance(DType::int32));
+  EXPECT_EQ(c.elements_over_tol, 1);
+  EXPECT_DOUBLE_EQ(c.bound_abs, 0);
+}
+
+TEST(ScaleAwareTolerance, ANoiseFloorWidensTheBoundAndIsNamed) {
+  const auto e = f32({2}, {1, 0});
+  const auto a = f32({2}, {1.003f, 0.004f});
+  Tolerance tol = fixed_tolerance(1e-5, 0);
+  EXPECT_EQ(compare_tensors(a, e, tol).elements_over_tol, 2);
+  tol.noise_abs = 0.005;  // twice a measured spread of 0.0025
+  const auto c = compare_tensors(a, e, tol);
+  EXPECT_DOUBLE_EQ(c.bound_abs, 0.005);
+  EXPECT_EQ(c.elements_over_tol, 0);
+  const auto over = f32({2}, {1, 0.02f});
+  const auto c2 = compare_tensors(over, e, tol);
+  EXPECT_THAT(judge(over, e, c2, tol).detail, HasSubstr("exceed the noise floor 0.005 + rtol 0*|ref|"));
+}
+
+// --- uninformative references --------------------------------------------------------------
+
+TEST(UninformativeReason, NamesZerosConstantsAndNan) {
+  auto reason = [](const Tensor& t) { return uninformative_reason(t, compute_stats(t)); };
+  EXPECT_THAT(reason(f32({1, 3}, {0, 0, 0})), HasSubstr("all zeros (3 elements)"));
+  EXPECT_THAT(reason(f32({1, 3}, {0.5f, 0.5f, 0.5f})), HasSubstr("one value, 0.5, in all 3"));
+  EXPECT_THAT(reason(f32({2}, {1, static_cast<float>(kNaN)})), HasSubstr("NaN (50.0% of 2"));
+  EXPECT_THAT(reason(f32({1}, {0})), HasSubstr("all zeros"));
+  EXPECT_EQ(reason(f32({1}, {0.25f})), "") << "one nonzero score is a signal";
+  EXPECT_EQ(reason(f32({1, 3}, {0, 0.5f, 0})), "");
+  EXPECT_EQ(reason(typed<int64_t>(DType::int64, {2}, {0, 0})), "") << "constant indices are routine";
+}
+
 }  // namespace
 }  // namespace parity

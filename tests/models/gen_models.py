@@ -92,7 +92,24 @@ def huge_input():
     return make_model(nodes, [x], [y])
 
 
-GENERATORS = [matmul_add_relu, conv_image, classifier, unnamed_dims, mixed_types, huge_input]
+def zero_head():
+    """[1,16] -> MatMul(16x8, random) -> Relu -> MatMul(8x4, all zeros) -> y[1,4], plus the hidden
+    features h[1,8]: y is exactly 0 on every backend for every input, as torchvision's ViT-B/16 with
+    its zero-initialised head. Agreeing on y proves nothing (probe: inconclusive)."""
+    rng = np.random.default_rng(5)
+    w = numpy_helper.from_array(rng.standard_normal((16, 8)).astype(np.float32), "w")
+    head = numpy_helper.from_array(np.zeros((8, 4), np.float32), "head")
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"], name="features"),
+             helper.make_node("Relu", ["mm"], ["h"], name="relu"),
+             helper.make_node("MatMul", ["h", "head"], ["y"], name="head")]
+    return make_model(nodes,
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4]),
+                       helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, 8])],
+                      [w, head])
+
+
+GENERATORS = [matmul_add_relu, conv_image, classifier, unnamed_dims, mixed_types, huge_input, zero_head]
 
 
 def all_generators():
