@@ -65,6 +65,10 @@ struct RunResult {
   // its page (web backends; 0 when the page was reused). Part of the run's wall time, reported
   // apart so a first run is not mistaken for a slow one.
   double setup_ms = 0;
+  // CPU time the backend's processes used from the end of setup to the end of the run (browser
+  // backends: Chromium's whole process group, all cores summed); -1 when not measured. Tells a
+  // slow run that computes (shader compilation) from one that waits (a stall).
+  double run_cpu_ms = -1;
   std::vector<std::string> notes;  // informational lines for the report ("adapter chosen by auto")
   // Facts about the execution environment, for the JSON report: "adapter.features",
   // "adapter.limits.maxBufferSize", "ort_web.bundle", "wasm.threads", "placement", ...

@@ -55,6 +55,8 @@ json outcome_json(const Outcome& o) {
             {"nodes_on_cpu", o.nodes_on_cpu},
             {"duration_ms", std::round(o.duration_ms * 10) / 10}};
   if (o.setup_ms > 0) j["setup_ms"] = std::round(o.setup_ms * 10) / 10;
+  if (o.run_cpu_ms >= 0) j["run_cpu_ms"] = std::round(o.run_cpu_ms * 10) / 10;
+  if (o.session_run_ms > 0) j["session_run_ms"] = std::round(o.session_run_ms * 10) / 10;
   if (!o.failed_rule.empty()) j["failed_rule"] = o.failed_rule;
   if (!o.output.empty()) j["output"] = o.output;
   if (o.comparison) j["metrics"] = comparison_json(*o.comparison);
@@ -85,6 +87,8 @@ Result<Outcome> outcome_from_json(const json& j, const std::string& test) {
   o.nodes_on_cpu = j.value("nodes_on_cpu", int64_t{-1});
   o.duration_ms = j.value("duration_ms", 0.0);
   o.setup_ms = j.value("setup_ms", 0.0);
+  o.run_cpu_ms = j.value("run_cpu_ms", -1.0);
+  o.session_run_ms = j.value("session_run_ms", 0.0);
   o.rechecked = j.value("rechecked", false);
   if (j.contains("metrics")) o.comparison = comparison_from(j["metrics"]);
   if (j.contains("error")) o.error = error_from_json(j["error"]);

@@ -118,6 +118,8 @@ Outcome recheck_verdict(Outcome first, Outcome second) {
     o.rechecked = true;
     o.duration_ms += second.duration_ms;
     o.setup_ms += second.setup_ms;
+    if (o.run_cpu_ms >= 0 && second.run_cpu_ms >= 0) o.run_cpu_ms += second.run_cpu_ms;
+    o.session_run_ms += second.session_run_ms;
     o.attempts = {std::move(first), std::move(second)};
     return o;
   }
@@ -152,6 +154,8 @@ Outcome classify(const backend::BackendSpec& spec, const Result<backend::RunResu
   o.runtime_version = r.runtime_version;
   o.adapter = r.adapter;
   o.setup_ms = r.setup_ms;
+  o.run_cpu_ms = r.run_cpu_ms;
+  o.session_run_ms = r.run_ms;
   if (!backend::runs_on_cpu_kernels(spec.ep) && r.nodes_on_backend == 0) {
     o.state = State::not_supported;
     o.reason = "not exercised: " + spec.ep + " ran 0 kernels (" +

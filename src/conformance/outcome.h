@@ -53,6 +53,8 @@ struct Outcome {
   int64_t nodes_on_cpu = -1;      // kernels that ran on the CPU EP instead
   double duration_ms = 0;         // worker wall time, all data sets
   double setup_ms = 0;            // of which one-time setup (browser start, bundle load); see RunResult
+  double run_cpu_ms = -1;         // CPU of the backend's processes after setup (see RunResult); -1 unknown
+  double session_run_ms = 0;      // of duration_ms, the time inside session.run itself (RunResult::run_ms)
   std::string runtime_version;    // ORT version the worker loaded
   std::string adapter;            // WebGPU adapter, empty for cpu
   // The re-check (run_conformance re-runs every cell that did not pass, from a fresh page or

@@ -51,7 +51,7 @@ std::string evidence(const probe::OutputReport& o, const std::string& noise_labe
                      100 * o.reference_stats.zero_frac);
   if (o.stats.nan_frac > 0) s += fmt::format(", NaN {:.1f}%", 100 * o.stats.nan_frac);
   if (o.comparison && o.comparison->psnr) s += fmt::format(", PSNR {} dB", short_number(*o.comparison->psnr));
-  if (o.comparison && o.comparison->top1_agree)
+  if (o.comparison && o.comparison->top1_agree && o.inconclusive.empty())  // argmax of a constant is index 0
     s += fmt::format(", top1 {:.0f}%", 100 * *o.comparison->top1_agree);
   if (o.comparison && o.noise_max_abs) {
     if (*o.noise_max_abs > 0)

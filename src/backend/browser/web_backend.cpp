@@ -247,6 +247,14 @@ Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver
   }
   BrowserHost& host = **lease;
   ++host.runs;
+  // The browser's CPU from the end of setup (the first stage after the page is ready) to the end.
+  ProcessGroupCpu cpu(host.chromium().pid());
+  cpu.sample();
+  double cpu_at_run_start = -1;
+  auto enter_and_time = [&](Stage s) {
+    if (s == Stage::append_provider && cpu_at_run_start < 0) cpu_at_run_start = cpu.sample();
+    enter(s);
+  };
   const std::size_t mark = host.chromium().console_count();
   RunResult result;
   result.properties.emplace_back("browser.reused", lease->reused() ? "yes" : "no");
@@ -256,7 +264,7 @@ Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver
   // an output the page claims, a library surprise), turned into an error row like any failure.
   Result<RunResult> r = Error{};
   try {
-    r = run_leased(host, request, enter, result);
+    r = run_leased(host, request, enter_and_time, result);
   } catch (const std::bad_alloc&) {
     host.page_key.clear();
     r = web_error(spec_.label, ErrorKind::oom, stage, "Parity ran out of memory handling the page's reply",
@@ -268,6 +276,7 @@ Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver
                   "a bug in Parity worth a report with PARITY_BROWSER_TRACE=FILE");
   }
   last_setup_ms_ = result.setup_ms;  // known for a failed run too
+  if (r.ok() && cpu_at_run_start >= 0) r->run_cpu_ms = (cpu.sample() - cpu_at_run_start) * 1000;
   collect_log(host, mark, !r.ok());
   if (!r.ok() && r.error().stage == Stage::none) r.error().stage = stage;
   return r;
