@@ -667,6 +667,14 @@ Result<BisectReport> Bisector::run() {
         "the final outputs differ but no intermediate tensor does: the divergence is in a "
         "graph output computed from inputs directly or inside a skipped subgraph");
   }
+  const auto compared = std::count_if(report_.tensors.begin(), report_.tensors.end(),
+                                      [](const TensorReport& t) { return t.compared; });
+  if (report_.method == "exposed" && static_cast<std::size_t>(compared) < candidates_.size())
+    report_.notes.push_back(
+        std::to_string(compared) + " of " + std::to_string(candidates_.size()) +
+        " typed tensors compared: their values exceed the exposure budget (--batch-bytes, " +
+        probe::describe_bytes(options_.exposure_budget_bytes) +
+        "), so bisect compared evenly spaced checkpoints and narrowed only where one diverged");
   report_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return report_;
 }
