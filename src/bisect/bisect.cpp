@@ -66,6 +66,15 @@ const NamedTensor* find_named(const std::vector<NamedTensor>& v, const std::stri
 
 bool is_constant_op(const std::string& op) { return op == "Constant"; }
 
+// Ops whose output jumps when two inputs cross: on values equal within rounding noise either
+// answer is right (local-maximum masks as in M-LSD's Sigmoid -> MaxPool -> Equal, argmax of ties).
+bool is_selection_op(const std::string& op) {
+  static const std::set<std::string> ops{"Equal",       "Greater",          "GreaterOrEqual", "Less",
+                                         "LessOrEqual", "ArgMax",           "ArgMin",         "TopK",
+                                         "NonZero",     "NonMaxSuppression"};
+  return ops.count(op) > 0;
+}
+
 // repro.json's "tolerance": the fixed rule bisect ran with (--atol/--rtol); null = by dtype.
 nlohmann::json tolerance_json(const Tolerance& t) {
   return {{"atol", t.atol}, {"rtol", t.rtol}, {"scale_rtol", t.scale_rtol}};
@@ -312,6 +321,9 @@ Status Bisector::isolate_candidates() {
   constexpr std::size_t kMaxCandidates = 3;
   std::vector<FirstDivergent> candidates{*report_.first_divergent};
   if (report_.method == "exposed") candidates = find_divergent_candidates(graph(), report_.tensors);
+  // A near-tie flip is real but is no miscompute: a later divergence born at its node comes first.
+  std::stable_partition(candidates.begin(), candidates.end(),
+                        [](const FirstDivergent& c) { return !c.near_tie; });
   struct Attempt {
     FirstDivergent fd;
     Isolation iso;
@@ -652,6 +664,13 @@ Result<BisectReport> Bisector::run() {
     auto& fd = *report_.first_divergent;
     report_.path = path_to(g, fd.tensor);
     if (report_.method == "extracted") fd.born_here = report_.isolation.reproduces;
+    if (fd.near_tie)
+      report_.notes.push_back(
+          "near-tie flip: node '" + fd.node + "' (" + fd.op_type +
+          ") compares values that match the reference within their bounds, yet some results differ: "
+          "rounding noise tipped near-equal values the other way. Both answers are defensible; this is "
+          "not a miscompute of " +
+          fd.op_type + ", and no divergence born at a later node was found");
     if (fd.weight_path && !fd.reads_graph_input)
       report_.notes.push_back("weight path: node '" + fd.node +
                               "' reads only initializers and constants, so it computes weights, not "
@@ -734,7 +753,7 @@ FirstDivergent describe_divergence(const model::GraphOutline& graph, const std::
   const auto& node = graph.nodes[static_cast<std::size_t>(row.order)];
   std::vector<std::string> reads = node.inputs;
   reads.insert(reads.end(), node.outer_inputs.begin(), node.outer_inputs.end());
-  bool explained = false, only_sources = true, graph_input = false;
+  bool explained = false, only_sources = true, graph_input = false, inputs_match = true, float_input = false;
   const double own = relative_error(row);
   for (const auto& in : reads) {
     if (in.empty()) continue;
@@ -744,6 +763,9 @@ FirstDivergent describe_divergence(const model::GraphOutline& graph, const std::
     }
     only_sources = false;
     const TensorReport* r = row_named(tensors, in);
+    const model::NodeOutput* info = graph.find_tensor(in);
+    inputs_match = inputs_match && r && r->compared && r->verdict == Verdict::match;
+    float_input = float_input || (info && dtype_is_float(info->dtype));
     if (!r || !r->compared) {
       explained = true;  // an unseen input is no evidence that the inputs match
     } else if (r->verdict == Verdict::mismatch && !(own > kBornGain * relative_error(*r))) {
@@ -752,6 +774,7 @@ FirstDivergent describe_divergence(const model::GraphOutline& graph, const std::
   }
   fd.born_here = !explained;
   fd.weight_path = only_sources;
+  fd.near_tie = !only_sources && inputs_match && float_input && is_selection_op(row.op_type);
   fd.reads_graph_input = graph_input;
   return fd;
 }

@@ -68,6 +68,10 @@ struct FirstDivergent {
   bool born_here = false;
   bool weight_path = false;        // reads no other node's output (graph inputs, initializers, Constants)
   bool reads_graph_input = false;  // with weight_path: a first-layer node; without: a weight-only node
+  // A comparison (Equal, Greater, ArgMax, TopK, ...) whose float inputs all match within their
+  // bounds yet whose output differs: rounding noise tipped near-ties the other way. A real
+  // difference in the outputs, not a miscompute of the node; later miscomputes are preferred.
+  bool near_tie = false;
   std::optional<Comparison> metrics;
   std::string failed_rule;
   std::string detail;

@@ -68,6 +68,7 @@ json bisect_to_json(const bisect::BisectReport& r) {
                             {"born_here", f.born_here},
                             {"weight_path", f.weight_path},
                             {"reads_graph_input", f.reads_graph_input},
+                            {"near_tie", f.near_tie},
                             {"failed_rule", f.failed_rule},
                             {"metrics", metrics_json(f.metrics)}};
   } else {
@@ -98,7 +99,9 @@ std::string bisect_text(const bisect::BisectReport& r) {
   if (r.first_divergent) {
     const auto& f = *r.first_divergent;
     s += fmt::format("first divergent tensor: {} (node {}, {}), born here: {}\n", f.tensor, f.node, f.op_type,
-                     f.born_here ? "yes" : "no (inherited from upstream)");
+                     f.near_tie    ? "yes, but as a near-tie flip on matching inputs: no miscompute found"
+                     : f.born_here ? "yes"
+                                   : "no (inherited from upstream)");
     s += "path from the inputs to the culprit:\n";
     for (const auto& name : r.path) {
       const bisect::TensorReport* row = nullptr;

@@ -38,6 +38,16 @@ const probe::OutputReport* worst_output(const probe::BackendReport& b) {
   return worst;
 }
 
+// A mismatch of a handful of elements in an otherwise identical tensor: at most 0.1% of them
+// (at least one), with cosine above 0.9999.
+bool few_elements_off(const probe::OutputReport& o) {
+  if (o.failed_rule != "allclose" || !o.comparison || !o.comparison->cosine) return false;
+  const auto& c = *o.comparison;
+  const int64_t n = c.finite_pairs;
+  return c.elements_over_tol > 0 && c.elements_over_tol <= std::max<int64_t>(1, n / 1000) &&
+         *c.cosine > 0.9999;
+}
+
 std::string evidence(const probe::OutputReport& o, const std::string& noise_label) {
   std::string s =
       fmt::format("mean {} (ref {})", short_number(o.stats.mean), short_number(o.reference_stats.mean));
@@ -106,11 +116,18 @@ std::string probe_table(const probe::ProbeReport& r) {
       row.push_back(has_cmp && o->comparison->cosine ? fmt::format("{:.6f}", *o->comparison->cosine) : "-");
       row.push_back(evidence(*o, r.noise_from));
       for (const auto& out_report : b.outputs) {
-        if (out_report.verdict == Verdict::mismatch)
+        if (out_report.verdict == Verdict::mismatch) {
           details.push_back(fmt::format("{}: output '{}' fails rule '{}' (sample {}): {}", b.name,
                                         out_report.name, out_report.failed_rule, out_report.worst_sample,
                                         out_report.detail));
-        else if (!out_report.inconclusive.empty())
+          if (few_elements_off(out_report))
+            details.push_back(fmt::format(
+                "{}: only {} element(s) of '{}' are off and the rest agree (cosine {}): where the model "
+                "selects (local maxima, top-k, thresholds), a near-tie can flip on rounding noise; "
+                "'parity bisect' tells such a flip from a miscompute",
+                b.name, out_report.comparison->elements_over_tol, out_report.name,
+                fmt::format("{:.6f}", *out_report.comparison->cosine)));
+        } else if (!out_report.inconclusive.empty())
           details.push_back(fmt::format(
               "{}: output '{}' is inconclusive: {}, so a backend that is wrong in the same way would match; "
               "hint: feed a real input (--input), widen --range, or judge another output",

@@ -160,5 +160,42 @@ TEST(RunBisect, SameLabelTwiceIsABadInvocation) {
   EXPECT_EQ(r.error().kind, ErrorKind::bad_input);
 }
 
+// M-LSD's local-maximum mask on WebGPU: Sigmoid and MaxPool match within their bounds, Equal
+// flips one element (a near-tie), and the flip spreads to cast and scores with a smaller relative
+// error, so they inherit it. The rule names the flip as a near-tie; a later divergence born at its
+// own node comes before it in the isolation order.
+TEST(NearTie, AComparisonOnMatchingInputsIsANearTieFlip) {
+  auto s = model::ModelSurgery::open(model_path("bisect_local_max_mask"));
+  ASSERT_TRUE(s.ok()) << s.error().describe();
+  const auto& g = s->outline();
+  auto rows = all_match(g);
+  const std::vector<uint8_t> want{1, 0, 0, 1}, got{1, 0, 1, 1};
+  auto bools = [](const std::vector<uint8_t>& v) {
+    std::vector<std::byte> b(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) b[i] = std::byte{v[i]};
+    return Tensor::from_bytes(DType::boolean, {4}, std::move(b)).value();
+  };
+  const float mask_e[4] = {1, 0, 0, 1}, mask_a[4] = {1, 0, 1, 1};
+  const float scores_e[4] = {0.9f, 0, 0, 0.8f}, scores_a[4] = {0.9f, 0, 0.0001f, 0.8f};
+  diverge(rows, "is_max", bools(got), bools(want));
+  diverge(rows, "mask", Tensor::from_floats({4}, mask_a), Tensor::from_floats({4}, mask_e));
+  diverge(rows, "scores", Tensor::from_floats({4}, scores_a), Tensor::from_floats({4}, scores_e));
+  auto fd = find_first_divergent(g, rows);
+  ASSERT_TRUE(fd);
+  EXPECT_EQ(fd->node, "equal");
+  EXPECT_TRUE(fd->born_here);
+  EXPECT_TRUE(fd->near_tie);
+  const auto candidates = find_divergent_candidates(g, rows);
+  ASSERT_EQ(candidates.size(), 1u) << "cast and scores inherit the flip";
+
+  // Had sigmoid's output itself diverged, Equal would be no near-tie.
+  const float sig_e[4] = {0.5f, 0.5f, 0.5f, 0.5f}, sig_a[4] = {0.5f, 0.9f, 0.5f, 0.5f};
+  diverge(rows, "sig", Tensor::from_floats({4}, sig_a), Tensor::from_floats({4}, sig_e));
+  auto fd2 = find_first_divergent(g, rows);
+  ASSERT_TRUE(fd2);
+  EXPECT_EQ(fd2->node, "sigmoid");
+  EXPECT_FALSE(fd2->near_tie);
+}
+
 }  // namespace
 }  // namespace parity::bisect

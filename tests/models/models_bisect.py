@@ -97,4 +97,20 @@ def bisect_deep_chain():
                   opset=13)
 
 
-GENERATORS = [bisect_deep_chain, bisect_if_dq, bisect_if_clean, bisect_nan_one_side, bisect_untyped_chain]
+def bisect_local_max_mask():
+    """x[1,1,8,8] -> Sigmoid -> MaxPool 3x3 (stride 1, pad 1) -> Equal(sigmoid, pooled) -> Cast ->
+    Mul(sigmoid, mask) -> scores: the local-maximum mask of M-LSD's decoder (npm jp.keijiro.mlsd).
+    Where two neighbours are equal within rounding noise the mask may flip on another backend: a
+    near-tie, not a miscompute (bisect_logic_test feeds the rule such rows)."""
+    nodes = [helper.make_node("Sigmoid", ["x"], ["sig"], name="sigmoid"),
+             helper.make_node("MaxPool", ["sig"], ["pooled"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                              name="maxpool"),
+             helper.make_node("Equal", ["sig", "pooled"], ["is_max"], name="equal"),
+             helper.make_node("Cast", ["is_max"], ["mask"], to=TensorProto.FLOAT, name="cast"),
+             helper.make_node("Mul", ["sig", "mask"], ["scores"], name="mul")]
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, [1, 1, 8, 8])],
+                  [_vi("scores", TensorProto.FLOAT, [1, 1, 8, 8])], opset=17)
+
+
+GENERATORS = [bisect_deep_chain, bisect_if_dq, bisect_if_clean, bisect_nan_one_side, bisect_untyped_chain,
+              bisect_local_max_mask]
