@@ -8,12 +8,12 @@
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
 #include "cli/verb.h"
-#include "conformance/conformance_json.h"
 #include "conformance/diff.h"
-#include "conformance/markdown.h"
 #include "conformance/runner.h"
 #include "core/file_io.h"
 #include "probe/input_plan.h"
+#include "report/conformance_json.h"
+#include "report/conformance_markdown.h"
 
 namespace parity::cli {
 namespace {
@@ -124,13 +124,13 @@ int run(const ConformanceArgs& a) {
 
   const bool json_to_stdout = a.common.json_path == "-";
   FILE* text_out = json_to_stdout ? stderr : stdout;
-  std::fputs(conformance::summary_table(*report).c_str(), text_out);
+  std::fputs(report::conformance_summary(*report).c_str(), text_out);
   if (!a.common.json_path.empty())
-    if (int rc = emit_json("conformance", a.common.json_path, conformance::report_to_json(*report), 1);
+    if (int rc = emit_json("conformance", a.common.json_path, report::conformance_to_json(*report), 1);
         rc != kExitOk)
       return rc;
   if (!a.markdown_path.empty())
-    if (auto st = write_text_file(a.markdown_path, conformance::markdown_report(*report)); !st.ok())
+    if (auto st = write_text_file(a.markdown_path, report::conformance_markdown(*report)); !st.ok())
       return fail(st.error());
   if (!a.write_expect_path.empty()) {
     std::size_t flaky = 0;
@@ -171,9 +171,9 @@ int run(const ConformanceArgs& a) {
 }
 
 int run_diff(const ConformanceArgs& a) {
-  auto ra = conformance::read_report_file(a.diff_a);
+  auto ra = report::read_conformance_file(a.diff_a);
   if (!ra.ok()) return fail(ra.error(), "conformance diff");
-  auto rb = conformance::read_report_file(a.diff_b);
+  auto rb = report::read_conformance_file(a.diff_b);
   if (!rb.ok()) return fail(rb.error(), "conformance diff");
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& p : a.pairs) {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "chaos/chaos_report.h"
+#include "report/chaos_report.h"
 
 namespace parity::chaos {
 namespace {
@@ -83,14 +83,14 @@ TEST(ChaosReportTest, TableAndJsonNameEveryRowAndTheRepro) {
       classify({"oom", "vkCreateBuffer:error", ""}, failed(ErrorKind::error, Stage::run), ref, {}));
   EXPECT_TRUE(report.any_crash_or_hang());
 
-  const std::string table = chaos_table(report);
+  const std::string table = report::chaos_table(report);
   EXPECT_NE(table.find("buffer-null"), std::string::npos);
   EXPECT_NE(table.find("crashed"), std::string::npos);
   EXPECT_NE(table.find("SIGSEGV"), std::string::npos);
   EXPECT_NE(table.find("2 faults: 1 clean-error, 1 crashed"), std::string::npos) << table;
   EXPECT_NE(table.find("repro (crashed): " + crash.repro), std::string::npos);
 
-  const auto j = chaos_to_json(report);
+  const auto j = report::chaos_to_json(report);
   EXPECT_EQ(j["schema"], "parity.chaos/1");
   EXPECT_EQ(j["baseline"]["outcome"], "unaffected");
   EXPECT_EQ(j["faults"][0]["outcome"], "crashed");

@@ -11,7 +11,7 @@
 #include <set>
 #include <vector>
 
-#include "conformance/conformance_json.h"
+#include "report/conformance_json.h"
 #include "conformance/test_case.h"
 #include "support/run_parity.h"
 
@@ -43,7 +43,7 @@ TEST_P(ConformanceSubset, StatesMatchTheRecordedExpectations) {
       {}, 540);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("all "), std::string::npos) << r.output;
-  auto report = read_report_file(json);
+  auto report = report::read_conformance_file(json);
   ASSERT_TRUE(report.ok()) << report.error().describe();
   std::set<State> seen;
   for (const auto& t : report->tests)
@@ -112,7 +112,7 @@ TEST(ConformanceCli, AResultThatChangesOnAFreshRerunIsFlaky) {
   EXPECT_NE(r.output.find("not written (an expectation must be deterministic)"), std::string::npos)
       << r.output;
   EXPECT_FALSE(fs::exists(expect));
-  auto report = read_report_file(json);
+  auto report = report::read_conformance_file(json);
   ASSERT_TRUE(report.ok()) << report.error().describe();
   ASSERT_EQ(report->tests.size(), 1u);
   for (std::size_t b = 0; b < report->backends.size(); ++b) {
@@ -129,7 +129,7 @@ TEST(ConformanceCli, AResultThatChangesOnAFreshRerunIsFlaky) {
       {"conformance", "--filter", "test_abs", "--backends", "cpu", "--no-recheck", "--json", json},
       {{"PARITY_TEST_FAULT", "run:segv:first@cpu"}}, 120);
   EXPECT_EQ(once.exit_code, 1) << once.output;
-  auto single = read_report_file(json);
+  auto single = report::read_conformance_file(json);
   ASSERT_TRUE(single.ok());
   EXPECT_EQ(single->tests[0].results[0].state, State::crashed);
   EXPECT_FALSE(single->tests[0].results[0].rechecked);

@@ -1,9 +1,9 @@
-// Diff, expectations, JSON round trip and Markdown views of a conformance report.
+// Diff, expectations, JSON round trip and Markdown views of a conformance report (report/conformance_*).
 #include <gtest/gtest.h>
 
-#include "conformance/conformance_json.h"
 #include "conformance/diff.h"
-#include "conformance/markdown.h"
+#include "report/conformance_json.h"
+#include "report/conformance_markdown.h"
 
 namespace parity::conformance {
 namespace {
@@ -131,10 +131,10 @@ TEST(ReportJson, FlakyKeepsBothAttempts) {
   EXPECT_EQ(flaky.state, State::flaky);
   EXPECT_EQ(flaky.reason, "timeout, then passed on a fresh re-run: run: stalled");
   EXPECT_EQ(flaky.duration_ms, 10200);
-  const auto j = report_to_json(r);
+  const auto j = report::conformance_to_json(r);
   EXPECT_EQ(j["summary"]["webgpu"]["flaky"], 1);
   EXPECT_EQ(j["tests"][0]["results"]["webgpu"]["attempts"][1]["state"], "passed");
-  auto back = report_from_json(j);
+  auto back = report::conformance_from_json(j);
   ASSERT_TRUE(back.ok()) << back.error().describe();
   const Outcome& o = back->tests[0].results[1];
   EXPECT_EQ(o.state, State::flaky);
@@ -156,11 +156,11 @@ TEST(ReportJson, RoundTripsStatesMetricsAndErrors) {
   r.tests[0].results[1].failed_rule = "allclose";
   r.tests[0].results[1].nodes_on_backend = 1;
   r.tests[0].results[0].error = make_error(ErrorKind::crashed, Stage::run, "boom");
-  const auto j = report_to_json(r);
+  const auto j = report::conformance_to_json(r);
   EXPECT_EQ(j["schema"], kConformanceSchema);
   EXPECT_EQ(j["summary"]["webgpu"]["failed"], 1);
   EXPECT_EQ(j["tests"][0]["results"]["webgpu"]["metrics"]["max_rel"], "inf");
-  auto back = report_from_json(j);
+  auto back = report::conformance_from_json(j);
   ASSERT_TRUE(back.ok()) << back.error().describe();
   ASSERT_EQ(back->tests.size(), 1u);
   const Outcome& o = back->tests[0].results[1];
@@ -176,8 +176,8 @@ TEST(ReportJson, RoundTripsStatesMetricsAndErrors) {
   EXPECT_FALSE(back->backends[1].allow_fallback);
   auto bad = j;
   bad["tests"][0]["results"]["cpu"]["state"] = "ok";
-  EXPECT_FALSE(report_from_json(bad).ok());
-  EXPECT_FALSE(report_from_json({{"schema", "parity.probe/1"}}).ok());
+  EXPECT_FALSE(report::conformance_from_json(bad).ok());
+  EXPECT_FALSE(report::conformance_from_json({{"schema", "parity.probe/1"}}).ok());
 }
 
 TEST(Markdown, OpTableCountsPerBackend) {
@@ -185,18 +185,18 @@ TEST(Markdown, OpTableCountsPerBackend) {
                         {"test_abs_2", "Abs", State::passed, State::failed},
                         {"test_add", "Add", State::passed, State::not_supported},
                         {"test_seq", "Seq|Op", State::skipped, State::skipped}});
-  const std::string t = op_table(r);
+  const std::string t = report::conformance_op_table(r);
   EXPECT_NE(t.find("| op | tests | cpu (ORT 1.30.0) | webgpu (ORT 1.30.0) |"), std::string::npos) << t;
   EXPECT_NE(t.find("| Abs | 2 | 2/2 | 1/2 1 **failed** |"), std::string::npos) << t;
   EXPECT_NE(t.find("| Add | 1 | 1/1 | 0/1 1 not-supported |"), std::string::npos) << t;
   EXPECT_NE(t.find("| Seq\\|Op | 1 | 0/1 1 skipped | 0/1 1 skipped |"), std::string::npos) << t;
-  const std::string s = summary_table(r);
+  const std::string s = report::conformance_summary(r);
   EXPECT_NE(s.find("| webgpu | 1.30.0 | off | 4 | 1 | 1 | 0 | 0 | 0 | 1 | 1 | 0 | SwiftShader |"),
             std::string::npos)
       << s;
-  const std::string f = failure_list(r);
+  const std::string f = report::conformance_failures(r);
   EXPECT_NE(f.find("| test_abs_2 | Abs | webgpu | failed |"), std::string::npos) << f;
-  EXPECT_NE(markdown_report(r).find("## Per op"), std::string::npos);
+  EXPECT_NE(report::conformance_markdown(r).find("## Per op"), std::string::npos);
 }
 
 }  // namespace

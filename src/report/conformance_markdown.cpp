@@ -1,11 +1,13 @@
-#include "conformance/markdown.h"
+#include "report/conformance_markdown.h"
 
 #include <cstdio>
 #include <map>
 
 #include "backend/backend.h"
 
-namespace parity::conformance {
+namespace parity::report {
+
+using namespace ::parity::conformance;  // this file renders that module's types
 namespace {
 
 // Pipes would split a Markdown cell; newlines would end the row.
@@ -31,7 +33,7 @@ std::string backend_header(const BackendInfo& b) {
 
 }  // namespace
 
-std::string summary_table(const ConformanceReport& r) {
+std::string conformance_summary(const ConformanceReport& r) {
   std::string out = "| backend | ORT | fallback | tests |";
   for (State s : kAllStates) out += " " + std::string(to_string(s)) + " |";
   out += " adapter |\n|---|---|---|---|";
@@ -51,7 +53,7 @@ std::string summary_table(const ConformanceReport& r) {
   return out + buf;
 }
 
-std::string op_table(const ConformanceReport& r) {
+std::string conformance_op_table(const ConformanceReport& r) {
   // op -> backend -> state -> count
   std::map<std::string, std::vector<std::map<State, int>>> by_op;
   for (const auto& t : r.tests) {
@@ -94,7 +96,7 @@ std::string op_table(const ConformanceReport& r) {
   return out;
 }
 
-std::string failure_list(const ConformanceReport& r) {
+std::string conformance_failures(const ConformanceReport& r) {
   std::string out =
       "| test | op | backend | state | rule | max_abs | nodes EP/CPU | message "
       "|\n|---|---|---|---|---|---|---|---|\n";
@@ -116,15 +118,15 @@ std::string failure_list(const ConformanceReport& r) {
   return out;
 }
 
-std::string markdown_report(const ConformanceReport& r) {
+std::string conformance_markdown(const ConformanceReport& r) {
   std::string out = "# Conformance: " + r.suite + "\n\n";
   char buf[128];
   std::snprintf(buf, sizeof buf, "Float outputs: |a - e| <= %g + %g * |e|; other types exact.\n\n",
                 r.tolerance.atol, r.tolerance.rtol);
   out += buf;
-  out += "## Summary\n\n" + summary_table(r) + "\n## Failures\n\n" + failure_list(r) + "\n## Per op\n\n" +
-         op_table(r);
+  out += "## Summary\n\n" + conformance_summary(r) + "\n## Failures\n\n" + conformance_failures(r) +
+         "\n## Per op\n\n" + conformance_op_table(r);
   return out;
 }
 
-}  // namespace parity::conformance
+}  // namespace parity::report

@@ -1,4 +1,4 @@
-#include "conformance/conformance_json.h"
+#include "report/conformance_json.h"
 
 #include <cmath>
 #include <fstream>
@@ -6,7 +6,9 @@
 
 #include "core/json_io.h"
 
-namespace parity::conformance {
+namespace parity::report {
+
+using namespace ::parity::conformance;  // this file renders that module's types
 namespace {
 
 using nlohmann::json;
@@ -101,7 +103,7 @@ Result<Outcome> outcome_from_json(const json& j, const std::string& test) {
 
 }  // namespace
 
-json report_to_json(const ConformanceReport& r) {
+json conformance_to_json(const ConformanceReport& r) {
   json backends = json::array();
   for (const auto& b : r.backends)
     backends.push_back({{"label", b.label},
@@ -136,7 +138,7 @@ json report_to_json(const ConformanceReport& r) {
           {"tests", tests}};
 }
 
-Result<ConformanceReport> report_from_json(const json& j) {
+Result<ConformanceReport> conformance_from_json(const json& j) {
   if (!j.is_object() || j.value("schema", "") != kConformanceSchema)
     return bad_file("not a " + std::string(kConformanceSchema) + " document");
   ConformanceReport r;
@@ -188,14 +190,14 @@ Result<ConformanceReport> report_from_json(const json& j) {
   return r;
 }
 
-Result<ConformanceReport> read_report_file(const std::filesystem::path& path) {
+Result<ConformanceReport> read_conformance_file(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) return make_error(ErrorKind::io, Stage::load_model, "cannot read " + path.string());
   json j = json::parse(in, nullptr, false);
   if (j.is_discarded()) return bad_file(path.string() + " is not JSON");
-  auto r = report_from_json(j);
+  auto r = conformance_from_json(j);
   if (!r.ok()) r.error().message = path.string() + ": " + r.error().message;
   return r;
 }
 
-}  // namespace parity::conformance
+}  // namespace parity::report

@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <iostream>
 
-#include "chaos/chaos_report.h"
 #include "chaos/chaos_runner.h"
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
 #include "cli/verb.h"
+#include "report/chaos_report.h"
 #include "report/probe_json.h"
 
 namespace parity::cli {
@@ -99,10 +99,10 @@ int run(const ChaosArgs& args) {
   if (!report.ok()) return report_failure("chaos", report.error());
 
   const bool json_to_stdout = args.common.json_path == "-";
-  const std::string table = chaos::chaos_table(*report);
+  const std::string table = report::chaos_table(*report);
   std::fputs(table.c_str(), json_to_stdout ? stderr : stdout);
   if (!args.common.json_path.empty())
-    if (int rc = emit_json("chaos", args.common.json_path, chaos::chaos_to_json(*report)); rc != kExitOk)
+    if (int rc = emit_json("chaos", args.common.json_path, report::chaos_to_json(*report)); rc != kExitOk)
       return rc;
   return report->any_crash_or_hang() ? kExitFinding : kExitOk;
 }

@@ -1,11 +1,13 @@
-#include "chaos/chaos_report.h"
+#include "report/chaos_report.h"
 
 #include <algorithm>
 #include <map>
 
 #include "report/probe_json.h"
 
-namespace parity::chaos {
+namespace parity::report {
+
+using namespace ::parity::chaos;  // this file renders that module's types
 namespace {
 
 std::string one_line(std::string s, std::size_t max) {
@@ -120,4 +122,4 @@ nlohmann::json chaos_to_json(const ChaosReport& report) {
   return j;
 }
 
-}  // namespace parity::chaos
+}  // namespace parity::report
