@@ -2,21 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
-#include "backend/browser/repro_page.h"
-#include "core/file_io.h"
+#include "bisect/repro_folder.h"
+#include "bisect/tensor_check.h"
 #include "core/scratch_dir.h"
-#include "core/shell_words.h"
-#include "isolate/protocol.h"
 #include "model/onnx_model.h"
-#include "model/tensor_proto.h"
 #include "parity/version.h"
 
 namespace parity::bisect {
@@ -29,41 +22,6 @@ Error bad_invocation(std::string message, std::string hint = {}) {
   return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
 }
 
-std::string fmt_num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
-std::string describe_error(const std::optional<Comparison>& c, const std::string& rule) {
-  if (!c) return rule.empty() ? "-" : rule;
-  std::string s = "max_abs " + fmt_num(c->max_abs);
-  if (c->nan_mismatch > 0) s += ", nan_mismatch " + std::to_string(c->nan_mismatch);
-  if (c->cosine) s += ", cosine " + fmt_num(*c->cosine);
-  return s;
-}
-
-// Compares one tensor the way probe compares an output.
-TensorReport compare_one(const NamedTensor* actual, const NamedTensor& expected,
-                         const std::optional<Tolerance>& tol) {
-  TensorReport r;
-  r.name = expected.name;
-  r.compared = true;
-  r.tolerance = tol ? *tol : default_tolerance(expected.tensor.dtype());
-  const Evaluation ev = evaluate_output(actual, expected, r.tolerance);
-  if (ev.comparison) r.metrics = *ev.comparison;
-  r.verdict = ev.verdict.verdict;
-  r.failed_rule = ev.verdict.failed_rule;
-  r.detail = ev.verdict.detail;
-  return r;
-}
-
-const NamedTensor* find_named(const std::vector<NamedTensor>& v, const std::string& name) {
-  for (const auto& t : v)
-    if (t.name == name) return &t;
-  return nullptr;
-}
-
 bool is_constant_op(const std::string& op) { return op == "Constant"; }
 
 // Ops whose output jumps when two inputs cross: on values equal within rounding noise either
@@ -73,11 +31,6 @@ bool is_selection_op(const std::string& op) {
                                          "LessOrEqual", "ArgMax",           "ArgMin",         "TopK",
                                          "NonZero",     "NonMaxSuppression"};
   return ops.count(op) > 0;
-}
-
-// repro.json's "tolerance": the fixed rule bisect ran with (--atol/--rtol); null = by dtype.
-nlohmann::json tolerance_json(const Tolerance& t) {
-  return {{"atol", t.atol}, {"rtol", t.rtol}, {"scale_rtol", t.scale_rtol}};
 }
 
 // Everything run_bisect needs while it works: the graph, the inputs, the scratch folder, the
@@ -132,7 +85,6 @@ class Bisector {
   Status fetch_reference(const std::vector<std::string>& names);
   Status isolate_candidates();
   Status isolate_culprit();
-  Status write_repro();
 
   const BisectOptions& options_;
   std::unique_ptr<isolate::BackendRunner> own_runner_;  // when options_.runner is null
@@ -452,110 +404,6 @@ Status Bisector::isolate_culprit() {
   return ok_status();
 }
 
-Status Bisector::write_repro() {
-  const fs::path dir = *options_.repro_dir;
-  std::error_code ec;
-  fs::create_directories(dir / "test_data_set_0" / options_.target.label, ec);
-  if (ec)
-    return make_error(ErrorKind::io, Stage::write_output,
-                      "cannot create " + dir.string() + ": " + ec.message());
-  fs::copy_file(iso_model_, dir / "model.onnx", fs::copy_options::overwrite_existing, ec);
-  if (ec)
-    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + (dir / "model.onnx").string());
-  const fs::path set = dir / "test_data_set_0";
-  for (std::size_t i = 0; i < iso_inputs_.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(set / ("input_" + std::to_string(i) + ".pb"), iso_inputs_[i]));
-  for (std::size_t i = 0; i < iso_expected_.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(set / ("output_" + std::to_string(i) + ".pb"), iso_expected_[i]));
-  for (std::size_t i = 0; i < iso_observed_.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(
-        set / options_.target.label / ("output_" + std::to_string(i) + ".pb"), iso_observed_[i]));
-  const auto& iso = report_.isolation;
-  const auto& fd = *report_.first_divergent;
-  const std::string measured = describe_error(iso.metrics, iso.note);
-  nlohmann::json meta{
-      {"schema", kReproSchema},
-      {"parity_version", std::string(kParityVersion)},
-      {"model", report_.model},
-      {"target", options_.target_text},
-      {"reference", options_.reference_text},
-      {"target_spec", isolate::spec_to_json(options_.target)},
-      {"reference_spec", isolate::spec_to_json(options_.reference)},
-      {"tolerance", options_.tolerance ? tolerance_json(*options_.tolerance) : nlohmann::json(nullptr)},
-      {"command", shell_join(options_.argv)},
-      {"seed", report_.seed},
-      {"ort_version", report_.ort_version},
-      {"adapter", report_.adapter},
-      {"culprit", {{"tensor", fd.tensor}, {"node", fd.node}, {"op_type", fd.op_type}}},
-      {"nodes", iso.nodes},
-      {"reproduces", iso.reproduces},
-      {"measured", measured}};
-  PARITY_TRY(write_text_file(dir / "repro.json", meta.dump(2) + "\n"));
-
-  const std::string cmd = shell_join(options_.argv);
-  std::string provider;
-  for (const auto& [k, v] : options_.target.provider_options)
-    provider += (provider.empty() ? "" : ", ") + k + "=" + v;
-  std::ostringstream md;
-  md << "# " << fd.op_type << " node `" << fd.node << "` diverges on " << options_.target.label << "\n\n"
-     << "Found by `parity bisect` (Parity " << kParityVersion << ") on `" << report_.model << "`.\n\n"
-     << "- culprit: node `" << fd.node << "` (" << fd.op_type << "), tensor `" << fd.tensor
-     << "`, born here: " << (fd.born_here ? "yes" : "no") << "\n"
-     << "- isolated model: " << iso.nodes.size() << " node(s) (" << iso.note << ")\n"
-     << "- measured error (target vs reference on model.onnx): " << measured << "\n"
-     << (backend::is_web_backend(options_.target.ep) ? "- onnxruntime-web: " : "- ONNX Runtime: ")
-     << report_.ort_version << "\n"
-     << "- backend: `" << options_.target_text << "` (EP " << options_.target.ep << ", opt "
-     << options_.target.opt_level << ", fallback " << (options_.target.allow_fallback ? "on" : "off") << ")\n"
-     << "- provider options: " << (provider.empty() ? "none" : provider) << "\n"
-     << "- adapter/driver: " << (report_.adapter.empty() ? "n/a" : report_.adapter) << "\n"
-     << "- reference: `" << options_.reference_text << "`\n"
-     << "- input seed: " << report_.seed << "\n\n"
-     << "## Files\n\n"
-     << "- `model.onnx`: the isolated model; initializers kept as in the original\n"
-     << "- `test_data_set_0/input_K.pb`: its inputs (captured reference values), ONNX test-data layout\n"
-     << "- `test_data_set_0/output_K.pb`: the reference backend's outputs (expected)\n"
-     << "- `test_data_set_0/" << options_.target.label << "/output_K.pb`: what the target returned\n\n"
-     << "## Reproduce\n\n"
-     << "```\n"
-     << shell_join({"parity", "verify", dir.string()}) << "\n```\n\n"
-     << "replays the recorded backend (every key, opt level and fallback) and tolerance, says what differs "
-        "when this machine's ONNX Runtime or adapter is not the one above, and exits 1 while the target "
-        "still diverges, 0 once it is fixed (`--backend SPEC` tries another). Found with:\n\n"
-     << "```\n"
-     << cmd << "\n```\n";
-  if (const auto web = backend::browser::web_path_for(options_.target.ep)) {
-    std::string version, browser;
-    for (const auto& [k, v] : report_.target_properties) {
-      if (k == "ort_web.version") version = v;
-      if (k == "browser.version") browser = v;
-    }
-    backend::browser::ReproPage page{
-        *web, version,
-        std::string(fd.op_type) + " node `" + fd.node + "` diverges on " + options_.target.label, iso_inputs_,
-        iso_expected_};
-    if (options_.tolerance) {
-      page.atol = options_.tolerance->atol;
-      page.rtol = options_.tolerance->rtol;
-    }
-    const std::string html = backend::browser::render_repro_page(page);
-    md << "\n## In a browser, without Parity\n\n"
-       << "Measured with onnxruntime-web " << (version.empty() ? "?" : version) << " (`" << web->bundle
-       << "`)" << (browser.empty() ? "" : " in " + browser) << ".\n";
-    if (!html.empty()) {
-      PARITY_TRY(write_text_file(dir / "repro.html", html));
-      md << "`repro.html` loads the same release from jsDelivr and runs `model.onnx` on the embedded inputs "
-            "(for the upstream issue): serve this folder with `python3 -m http.server` and open "
-            "http://localhost:8000/repro.html; it prints STILL FAILS while the bug is there.\n";
-    } else {
-      md << "(no repro.html: the tensors are too large or of a type the page cannot embed)\n";
-    }
-  }
-  PARITY_TRY(write_text_file(dir / "README.md", md.str()));
-  report_.repro_dir = dir;
-  return ok_status();
-}
-
 Result<BisectReport> Bisector::run() {
   const auto start = Clock::now();
   const auto& g = graph();
@@ -680,7 +528,11 @@ Result<BisectReport> Bisector::run() {
           "divergence at the first layer: node '" + fd.node +
           "' reads only graph inputs and initializers, so suspect the weight path (how its "
           "weights, scales or zero points are read) before the network structure");
-    if (options_.repro_dir && report_.isolation.attempted && !iso_model_.empty()) PARITY_TRY(write_repro());
+    if (options_.repro_dir && report_.isolation.attempted && !iso_model_.empty()) {
+      PARITY_TRY(write_repro_folder(
+          options_, report_, {iso_model_, iso_inputs_, iso_expected_, iso_observed_}, *options_.repro_dir));
+      report_.repro_dir = *options_.repro_dir;
+    }
   } else if (report_.final_mismatch) {
     report_.notes.push_back(
         "the final outputs differ but no intermediate tensor does: the divergence is in a "
@@ -860,100 +712,6 @@ Result<BisectReport> run_bisect(const BisectOptions& options, const ProgressSink
   Bisector b(options, progress, std::move(surgery), std::move(plan), std::move(work), ref_fault, target_fault,
              exposed_fault);
   return b.run();
-}
-
-Result<ReproMeta> read_repro_meta(const fs::path& dir) {
-  std::ifstream f(dir / "repro.json");
-  if (!f)
-    return make_error(ErrorKind::bad_input, Stage::load_model, (dir / "repro.json").string() + " is missing",
-                      "pass a folder written by 'parity bisect --out DIR'");
-  nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-  if (j.is_discarded() || j.value("schema", "") != kReproSchema)
-    return make_error(ErrorKind::bad_input, Stage::load_model,
-                      (dir / "repro.json").string() + " is not a " + kReproSchema + " file");
-  ReproMeta meta;
-  meta.target = j.value("target", "");
-  meta.reference = j.value("reference", "");
-  meta.measured = j.value("measured", "");
-  meta.ort_version = j.value("ort_version", "");
-  meta.adapter = j.value("adapter", "");
-  meta.command = j.value("command", "");
-  // Folders from before the replay fields carry only the spec text: verify parses that instead.
-  if (j.contains("target_spec") && j["target_spec"].is_object()) {
-    auto spec = isolate::spec_from_json(j["target_spec"]);
-    if (!spec.ok())
-      return make_error(ErrorKind::bad_input, Stage::load_model,
-                        (dir / "repro.json").string() + ": target_spec: " + spec.error().message);
-    meta.target_spec = *spec;
-  }
-  if (const auto& t = j.value("tolerance", nlohmann::json()); t.is_object()) {
-    if (!t.value("atol", nlohmann::json()).is_number() || !t.value("rtol", nlohmann::json()).is_number())
-      return make_error(ErrorKind::bad_input, Stage::load_model,
-                        (dir / "repro.json").string() + ": tolerance needs numbers atol and rtol");
-    Tolerance tol = fixed_tolerance(t["atol"].get<double>(), t["rtol"].get<double>());
-    if (t.value("scale_rtol", nlohmann::json()).is_number()) tol.scale_rtol = t["scale_rtol"].get<double>();
-    meta.tolerance = tol;
-  }
-  return meta;
-}
-
-Result<VerifyReport> run_verify(const VerifyOptions& options, const ProgressSink& progress) {
-  PARITY_ASSIGN_OR_RETURN(meta, read_repro_meta(options.dir));
-  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(options.dir / "model.onnx"));
-  const fs::path set = options.dir / "test_data_set_0";
-  std::vector<NamedTensor> inputs, expected;
-  for (std::size_t i = 0; i < info.inputs.size(); ++i) {
-    PARITY_ASSIGN_OR_RETURN(
-        t, model::read_tensor_proto(set / ("input_" + std::to_string(i) + ".pb"), info.inputs[i].dtype));
-    t.name = info.inputs[i].name;  // the graph's name wins over what the file says
-    inputs.push_back(std::move(t));
-  }
-  for (std::size_t i = 0; i < info.outputs.size(); ++i) {
-    PARITY_ASSIGN_OR_RETURN(t, model::read_tensor_proto(set / ("output_" + std::to_string(i) + ".pb")));
-    t.name = info.outputs[i].name;
-    expected.push_back(std::move(t));
-  }
-  PARITY_ASSIGN_OR_RETURN(fault, isolate::test_fault_for(options.test_fault_env, options.backend.label));
-  VerifyReport report;
-  report.backend = options.backend.label;
-  report.recorded_error = meta.measured;
-  report.setup = options.backend.label + " (EP " + options.backend.ep + ", opt " + options.backend.opt_level +
-                 ", fallback " + (options.backend.allow_fallback ? "on" : "off") + ")";
-  if (!options.tolerance)
-    report.tolerance = "tolerance by dtype";
-  else
-    report.tolerance = "tolerance " + describe_tolerance(*options.tolerance) +
-                       (meta.tolerance && meta.tolerance->atol == options.tolerance->atol &&
-                                meta.tolerance->rtol == options.tolerance->rtol
-                            ? " (recorded)"
-                            : " (given)");
-  backend::RunRequest req;
-  req.model_path = (options.dir / "model.onnx").string();
-  req.inputs = inputs;
-  backend::BackendSpec spec = options.backend;
-  spec.count_nodes = false;
-  if (progress) progress(spec.label + ": running " + req.model_path);
-  std::unique_ptr<isolate::BackendRunner> own_runner;
-  auto r = isolate::runner_or(options.runner, own_runner)
-               .run(spec, req, options.limits, {options.worker_exe, fault, {}});
-  if (!r.result.ok()) {
-    report.error = r.result.error();
-    return report;
-  }
-  report.ort_version = r.result->runtime_version;
-  report.adapter = r.result->adapter;
-  if (!meta.ort_version.empty() && meta.ort_version != report.ort_version)
-    report.differences.push_back("runtime " + report.ort_version + " here, " + meta.ort_version +
-                                 " when the repro was written");
-  if (meta.adapter != report.adapter)
-    report.differences.push_back("adapter '" + (report.adapter.empty() ? "none" : report.adapter) +
-                                 "' here, '" + (meta.adapter.empty() ? "none" : meta.adapter) +
-                                 "' when the repro was written");
-  for (const auto& e : expected) {
-    report.outputs.push_back(compare_one(find_named(r.result->outputs, e.name), e, options.tolerance));
-    if (report.outputs.back().verdict == Verdict::mismatch) report.still_fails = true;
-  }
-  return report;
 }
 
 }  // namespace parity::bisect

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "bisect/bisect.h"
+#include "bisect/verify.h"
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
 #include "cli/input_options.h"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bisect/bisect.h"
+#include "bisect/verify.h"
 
 namespace parity::report {
 
