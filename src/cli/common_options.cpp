@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdio>
+
+#include "probe/input_plan.h"
 
 namespace parity::cli {
 
@@ -76,6 +79,39 @@ Result<uint64_t> parse_size(const std::string& text, const std::string& flag) {
     return make_error(ErrorKind::bad_input, Stage::parse_args, flag + " '" + text + "' is not a size",
                       "write it like 4G, 512M or 2048 (MiB)");
   return static_cast<uint64_t>(v * static_cast<double>(unit));
+}
+
+std::function<void(const std::string&)> progress_for(const CommonOptions& o) {
+  if (o.quiet) return {};
+  return [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
+}
+
+void add_reference_option(CLI::App& cmd, std::string& reference) {
+  cmd.add_option("--reference", reference, "backend spec whose values count as right")->capture_default_str();
+}
+
+std::optional<Tolerance> ToleranceArgs::fixed() const {
+  if (!atol && !rtol) return std::nullopt;
+  return fixed_tolerance(atol.value_or(0), rtol.value_or(0));
+}
+
+void add_tolerance_options(CLI::App& cmd, ToleranceArgs& t, const std::string& what) {
+  cmd.add_option("--atol", t.atol, "absolute tolerance for " + what + " (default: by dtype, scale-aware)");
+  cmd.add_option("--rtol", t.rtol, "relative tolerance for " + what + " (default: by dtype, scale-aware)");
+}
+
+Result<std::vector<std::pair<std::string, Tolerance>>> parse_tolerance_list(
+    const std::vector<std::string>& tols, const std::string& flag_help) {
+  std::vector<std::pair<std::string, Tolerance>> out;
+  for (const auto& t : tols) {
+    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(t, "--tol"));
+    PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--tol " + kv.first));
+    if (v.size() != 2 || v[0] < 0 || v[1] < 0)
+      return make_error(ErrorKind::bad_input, Stage::parse_args,
+                        "--tol " + t + ": expects " + flag_help + " (non-negative)");
+    out.emplace_back(kv.first, fixed_tolerance(v[0], v[1]));
+  }
+  return out;
 }
 
 void add_common_options(CLI::App& cmd, CommonOptions& o) {

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/backend.h"
 #include "isolate/isolated_runner.h"
+#include "parity/metrics.h"
 #include "parity/result.h"
 
 namespace parity::cli {
@@ -35,6 +38,26 @@ struct CommonOptions {
 };
 
 void add_common_options(CLI::App& cmd, CommonOptions& o);
+
+// Progress lines ("parity: webgpu: sample 1/4 ...") on stderr, none with --quiet.
+std::function<void(const std::string&)> progress_for(const CommonOptions& o);
+
+// --reference SPEC, the backend whose values count as right (default cpu).
+void add_reference_option(CLI::App& cmd, std::string& reference);
+
+// --atol/--rtol: one fixed rule for every tensor a verb judges, replacing the default by dtype.
+struct ToleranceArgs {
+  std::optional<double> atol, rtol;
+  // The fixed numpy rule asked for; the unset half is 0. Absent when neither flag was given.
+  std::optional<Tolerance> fixed() const;
+};
+// `what` completes the help text: "every output", "every tensor".
+void add_tolerance_options(CLI::App& cmd, ToleranceArgs& t, const std::string& what);
+
+// --tol PATTERN=ATOL,RTOL values parsed into (pattern, fixed rule) pairs; errors name `flag_help`
+// ("NAME=ATOL,RTOL") and the bad value.
+Result<std::vector<std::pair<std::string, Tolerance>>> parse_tolerance_list(
+    const std::vector<std::string>& tols, const std::string& flag_help);
 
 // "4G" -> bytes; plain numbers are MiB. Errors name the flag.
 Result<uint64_t> parse_size(const std::string& text, const std::string& flag);

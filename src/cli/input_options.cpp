@@ -1,15 +1,23 @@
 #include "cli/input_options.h"
 
 #include "cli/common_options.h"
+#include "cli/verb.h"
 
 namespace parity::cli {
-namespace {
-
-Error usage(std::string message) {
-  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message));
+std::vector<std::string> input_flags(const InputArgs& a) {
+  std::vector<std::string> c{"--seed", std::to_string(a.seed)};
+  auto add = [&](const char* flag, const std::vector<std::string>& values) {
+    for (const auto& v : values) c.insert(c.end(), {flag, v});
+  };
+  add("--dim", a.dims);
+  add("--shape", a.shapes);
+  add("--range", a.ranges);
+  add("--input", a.inputs);
+  add("--resize", a.resizes);
+  if (!a.load_io.empty()) c.insert(c.end(), {"--load-io", a.load_io});
+  if (!a.max_input_size.empty()) c.insert(c.end(), {"--max-input-size", a.max_input_size});
+  return c;
 }
-
-}  // namespace
 
 void add_input_options(CLI::App& cmd, InputArgs& a) {
   cmd.add_option("--dim", a.dims, "symbolic dim value, SYMBOL=N (repeatable)");
@@ -31,7 +39,7 @@ Result<probe::InputSettings> build_input_settings(const InputArgs& a) {
   for (const auto& d : a.dims) {
     PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(d, "--dim"));
     PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--dim " + kv.first));
-    if (v.size() != 1) return usage("--dim " + d + ": expects one integer");
+    if (v.size() != 1) return usage_error("--dim " + d + ": expects one integer");
     in.dims[kv.first] = v[0];
   }
   for (const auto& s : a.shapes) {
@@ -42,7 +50,7 @@ Result<probe::InputSettings> build_input_settings(const InputArgs& a) {
   for (const auto& r : a.ranges) {
     PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(r, "--range"));
     PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--range " + kv.first));
-    if (v.size() != 2 || !(v[0] < v[1])) return usage("--range " + r + ": expects LO,HI with LO < HI");
+    if (v.size() != 2 || !(v[0] < v[1])) return usage_error("--range " + r + ": expects LO,HI with LO < HI");
     in.ranges[kv.first] = {v[0], v[1]};
   }
   for (const auto& f : a.inputs) {
@@ -52,7 +60,8 @@ Result<probe::InputSettings> build_input_settings(const InputArgs& a) {
   for (const auto& r : a.resizes) {
     PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(r, "--resize"));
     PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--resize " + kv.first));
-    if (v.size() != 2 || v[0] <= 0 || v[1] <= 0) return usage("--resize " + r + ": expects HEIGHT,WIDTH");
+    if (v.size() != 2 || v[0] <= 0 || v[1] <= 0)
+      return usage_error("--resize " + r + ": expects HEIGHT,WIDTH");
     in.resize[kv.first] = {v[0], v[1]};
   }
   in.seed = a.seed;

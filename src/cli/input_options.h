@@ -25,4 +25,8 @@ void add_input_options(CLI::App& cmd, InputArgs& a);
 // Parses the flags into settings; errors are bad_input at parse_args naming the flag.
 Result<probe::InputSettings> build_input_settings(const InputArgs& a);
 
+// The flags as command-line words, for the repro commands verbs print (--seed always, so the
+// command pins the inputs even if the default changes).
+std::vector<std::string> input_flags(const InputArgs& a);
+
 }  // namespace parity::cli

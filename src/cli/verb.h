@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "parity/error.h"
+#include "parity/result.h"
 
 namespace parity::cli {
 
@@ -29,6 +30,22 @@ int report_failure(std::string_view verb, const Error& e);
 // Writes a verb's JSON report: nothing for an empty path, stdout for "-", else the file (checked,
 // through a temporary and a rename). Returns kExitOk or report_failure's code.
 int emit_json(std::string_view verb, const std::string& path, const nlohmann::json& j, int indent = 2);
+
+// A mistake in the invocation (bad_input at parse_args, exit 2): the one constructor all verbs use.
+Error usage_error(std::string message, std::string hint = {});
+
+// What a verb produced, for emit().
+struct VerbOutput {
+  std::string text;         // the human-readable result: stdout (stderr when the JSON goes to stdout)
+  nlohmann::json json;      // the --json document; null = the verb writes none
+  int json_indent = 2;      // conformance writes compact rows (1)
+  int exit_code = kExitOk;  // once text and JSON are written
+};
+
+// The one ending of every verb: a failed verb (the error) is printed with its hint and mapped by
+// exit_code_for; otherwise the text is printed, the JSON written to `json_path` (if any), and
+// out.exit_code returned, unless writing the JSON fails (then its error's code).
+int emit(std::string_view verb, const std::string& json_path, const Result<VerbOutput>& out);
 
 using VerbRunner = std::function<int()>;
 

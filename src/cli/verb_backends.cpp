@@ -1,8 +1,8 @@
 // `parity backends`: which execution providers an ONNX Runtime library has, and (--check)
 // whether each can really create a session and run here.
+#include <fmt/format.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 
 #include "backend/browser/ort_web_dist.h"
@@ -21,55 +21,38 @@ struct BackendsArgs {
   bool check = false;
 };
 
-int run(const BackendsArgs& a) {
+Result<VerbOutput> run(const BackendsArgs& a) {
   // Listing loads the library in this process; --check runs each EP in an isolated worker.
-  auto info = backend::ort::probe_ort_library(a.common.ort_lib);
-  if (!info.ok()) {
-    std::fprintf(stderr, "parity backends: %s\n", info.error().describe().c_str());
-    return kExitCannotRun;
-  }
-  std::printf("onnxruntime %s (OrtApi %u) from %s\n", info->version.c_str(), info->api_version,
-              info->path.c_str());
+  PARITY_ASSIGN_OR_RETURN(info, backend::ort::probe_ort_library(a.common.ort_lib));
+  VerbOutput out;
+  std::string& text = out.text;
+  text += fmt::format("onnxruntime {} (OrtApi {}) from {}\n", info.version, info.api_version, info.path);
   const backend::BackendSpec defaults = a.common.defaults();
   auto web = backend::browser::locate_ort_web(defaults.ort_web);
   const std::string chromium = defaults.browser.empty() ? "/usr/lib/chromium/chromium" : defaults.browser;
-  std::vector<std::string> eps = info->eps;
-  if (!a.check) {
-    for (std::size_t i = 0; i < info->eps.size(); ++i)
-      std::printf("  %-10s %s\n", info->eps[i].c_str(), info->providers[i].c_str());
-  }
+  std::vector<std::string> eps = info.eps;
+  if (!a.check)
+    for (std::size_t i = 0; i < info.eps.size(); ++i)
+      text += fmt::format("  {:<10} {}\n", info.eps[i], info.providers[i]);
   if (web.ok()) {
-    std::printf("onnxruntime-web %s from %s, in %s\n", web->version.c_str(), web->dist_dir.c_str(),
-                chromium.c_str());
+    text += fmt::format("onnxruntime-web {} from {}, in {}\n", web->version, web->dist_dir, chromium);
     for (const char* name : {"web-wasm", "web-jsep", "web-webgpu"}) {
       const auto path = backend::browser::web_path_for(name);
       const bool has = backend::browser::check_bundle(*web, *path).ok();
-      if (!a.check)
-        std::printf("  %-10s %s%s\n", name, std::string(path->bundle).c_str(), has ? "" : " (missing)");
+      if (!a.check) text += fmt::format("  {:<10} {}{}\n", name, path->bundle, has ? "" : " (missing)");
       if (has) eps.emplace_back(name);
     }
   } else {
-    std::printf("browser backends: %s\n", web.error().describe().c_str());
+    text += "browser backends: " + web.error().describe() + "\n";
   }
   if (!a.check) {
-    std::printf("built in is not the same as usable: run with --check to create a session on each\n");
-    return kExitOk;
+    text += "built in is not the same as usable: run with --check to create a session on each\n";
+    return out;
   }
-  auto limits = a.common.limits();
-  if (!limits.ok()) {
-    std::fprintf(stderr, "parity backends: %s\n", limits.error().message.c_str());
-    return kExitUsage;
-  }
-  auto dir = ScratchDir::create("parity-smoke", Stage::write_output);
-  if (!dir.ok()) {
-    std::fprintf(stderr, "parity backends: %s\n", dir.error().describe().c_str());
-    return kExitCannotRun;
-  }
-  const auto model_path = *dir / "smoke.onnx";
-  if (auto st = model::write_smoke_model(model_path); !st.ok()) {
-    std::fprintf(stderr, "parity backends: %s\n", st.error().describe().c_str());
-    return kExitCannotRun;
-  }
+  PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
+  PARITY_ASSIGN_OR_RETURN(dir, ScratchDir::create("parity-smoke", Stage::write_output));
+  const auto model_path = dir / "smoke.onnx";
+  PARITY_TRY(model::write_smoke_model(model_path));
   backend::RunRequest req;
   req.model_path = model_path.string();
   std::vector<float> x(8, 0.5f);
@@ -79,18 +62,18 @@ int run(const BackendsArgs& a) {
   for (const auto& ep : eps) {
     backend::BackendSpec spec = defaults;
     spec.label = spec.ep = ep;
-    auto run = runner.run(spec, req, *limits);
+    auto run = runner.run(spec, req, limits);
     if (run.result.ok()) {
       ++usable;
-      std::printf("  %-10s usable   %s\n", spec.ep.c_str(), run.result->adapter.c_str());
+      text += fmt::format("  {:<10} usable   {}\n", spec.ep, run.result->adapter);
     } else {
-      std::printf("  %-10s %-8s %s\n", spec.ep.c_str(),
-                  std::string(to_string(run.result.error().kind)).c_str(),
-                  run.result.error().message.substr(0, 160).c_str());
+      const Error& e = run.result.error();
+      text += fmt::format("  {:<10} {:<8} {}\n", spec.ep, to_string(e.kind), e.message.substr(0, 160));
+      if (!e.hint.empty()) text += fmt::format("  {:<10} {:<8} hint: {}\n", "", "", e.hint);
     }
   }
-  std::printf("%d of %zu backends usable here\n", usable, eps.size());
-  return kExitOk;
+  text += fmt::format("{} of {} backends usable here\n", usable, eps.size());
+  return out;
 }
 
 }  // namespace
@@ -111,7 +94,7 @@ Verb backends_verb() {
             "machine (and on which adapter).");
         cmd.add_flag("--check", args->check, "create a session and run on each EP");
         add_common_options(cmd, args->common);
-        return [args] { return run(*args); };
+        return [args] { return emit("backends", "", run(*args)); };
       }};
 }
 

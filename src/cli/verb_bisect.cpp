@@ -24,7 +24,7 @@ struct BisectArgs {
   std::string model;
   std::string target;
   std::string reference = "cpu";
-  std::optional<double> atol, rtol;
+  ToleranceArgs tolerance;
   std::string out_dir;
   std::string batch_bytes;  // --batch-bytes: overrides the share of --max-memory for exposure
 };
@@ -32,21 +32,11 @@ struct BisectArgs {
 // The command line a reader of the repro README can paste; rebuilt from the parsed flags so it
 // holds exactly what this run used (seed included).
 std::vector<std::string> command_of(const BisectArgs& a) {
-  std::vector<std::string> c{"parity",    "bisect", a.model,
-                             "--backend", a.target, "--reference",
-                             a.reference, "--seed", std::to_string(a.inputs.seed)};
-  auto add = [&](const char* flag, const std::vector<std::string>& values) {
-    for (const auto& v : values) c.insert(c.end(), {flag, v});
-  };
-  add("--dim", a.inputs.dims);
-  add("--shape", a.inputs.shapes);
-  add("--range", a.inputs.ranges);
-  add("--input", a.inputs.inputs);
-  add("--resize", a.inputs.resizes);
-  if (!a.inputs.load_io.empty()) c.insert(c.end(), {"--load-io", a.inputs.load_io});
-  if (!a.inputs.max_input_size.empty()) c.insert(c.end(), {"--max-input-size", a.inputs.max_input_size});
-  if (a.atol) c.insert(c.end(), {"--atol", fmt::format("{}", *a.atol)});
-  if (a.rtol) c.insert(c.end(), {"--rtol", fmt::format("{}", *a.rtol)});
+  std::vector<std::string> c{"parity", "bisect", a.model, "--backend", a.target, "--reference", a.reference};
+  const auto inputs = input_flags(a.inputs);
+  c.insert(c.end(), inputs.begin(), inputs.end());
+  if (a.tolerance.atol) c.insert(c.end(), {"--atol", fmt::format("{}", *a.tolerance.atol)});
+  if (a.tolerance.rtol) c.insert(c.end(), {"--rtol", fmt::format("{}", *a.tolerance.rtol)});
   if (!a.batch_bytes.empty()) c.insert(c.end(), {"--batch-bytes", a.batch_bytes});
   const auto common = a.common.as_flags();
   c.insert(c.end(), common.begin(), common.end());
@@ -75,7 +65,7 @@ Result<bisect::BisectOptions> build_options(const BisectArgs& a) {
   }
   PARITY_ASSIGN_OR_RETURN(inputs, build_input_settings(a.inputs));
   o.inputs = std::move(inputs);
-  if (a.atol || a.rtol) o.tolerance = fixed_tolerance(a.atol.value_or(0), a.rtol.value_or(0));
+  o.tolerance = a.tolerance.fixed();
   if (!a.out_dir.empty()) o.repro_dir = a.out_dir;
   if (const char* f = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = f;
   if (const char* f = std::getenv("PARITY_TEST_FAULT_EXPOSED")) o.exposed_test_fault_env = f;
@@ -83,39 +73,29 @@ Result<bisect::BisectOptions> build_options(const BisectArgs& a) {
   return o;
 }
 
-probe::ProgressSink progress_for(const CommonOptions& c) {
-  if (c.quiet) return {};
-  return [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
-}
-
-int run_bisect_verb(const BisectArgs& args) {
-  auto options = build_options(args);
-  if (!options.ok()) return report_failure("bisect", options.error());
-  auto report = bisect::run_bisect(*options, progress_for(args.common));
-  if (!report.ok()) return report_failure("bisect", report.error());
-  const std::string text = report::bisect_text(*report);
-  std::fputs(text.c_str(), args.common.json_path == "-" ? stderr : stdout);
-  if (int rc = emit_json("bisect", args.common.json_path, report::bisect_to_json(*report)); rc != kExitOk)
-    return rc;
-  if (report->target_error) return kExitCannotRun;
-  return report->first_divergent || report->final_mismatch ? kExitFinding : kExitOk;
+Result<VerbOutput> run_bisect_verb(const BisectArgs& args) {
+  PARITY_ASSIGN_OR_RETURN(options, build_options(args));
+  PARITY_ASSIGN_OR_RETURN(report, bisect::run_bisect(options, progress_for(args.common)));
+  const int code = report.target_error                               ? kExitCannotRun
+                   : report.first_divergent || report.final_mismatch ? kExitFinding
+                                                                     : kExitOk;
+  return VerbOutput{report::bisect_text(report), report::bisect_to_json(report), 2, code};
 }
 
 struct VerifyArgs {
   CommonOptions common;
   std::string dir;
-  std::string backend;               // default: the target recorded in repro.json
-  std::optional<double> atol, rtol;  // default: the tolerance recorded in repro.json
+  std::string backend;      // default: the target recorded in repro.json
+  ToleranceArgs tolerance;  // default: the tolerance recorded in repro.json
 };
 
-int run_verify_verb(const VerifyArgs& args) {
-  auto meta = bisect::read_repro_meta(args.dir);
-  if (!meta.ok()) return report_failure("verify", meta.error());
+Result<VerbOutput> run_verify_verb(const VerifyArgs& args) {
+  PARITY_ASSIGN_OR_RETURN(meta, bisect::read_repro_meta(args.dir));
   // The recorded spec replays every key bisect resolved (opt level, fallback, ORT library); a
   // --backend, or a folder from before specs were recorded, is parsed as text.
   backend::BackendSpec spec;
-  if (args.backend.empty() && meta->target_spec) {
-    spec = *meta->target_spec;
+  if (args.backend.empty() && meta.target_spec) {
+    spec = *meta.target_spec;
     // A runtime named on the command line replaces the recorded one: that is how a user checks
     // whether a newer ONNX Runtime or onnxruntime-web fixed the bug.
     const backend::BackendSpec given = args.common.defaults();
@@ -123,28 +103,20 @@ int run_verify_verb(const VerifyArgs& args) {
     if (!given.ort_web.empty()) spec.ort_web = given.ort_web;
     if (!given.browser.empty()) spec.browser = given.browser;
   } else {
-    auto parsed =
-        parse_backend_spec(args.backend.empty() ? meta->target : args.backend, args.common.defaults());
-    if (!parsed.ok()) return report_failure("verify", parsed.error());
-    spec = *parsed;
+    PARITY_ASSIGN_OR_RETURN(parsed, parse_backend_spec(args.backend.empty() ? meta.target : args.backend,
+                                                       args.common.defaults()));
+    spec = std::move(parsed);
   }
-  auto limits = args.common.limits();
-  if (!limits.ok()) return report_failure("verify", limits.error());
+  PARITY_ASSIGN_OR_RETURN(limits, args.common.limits());
   bisect::VerifyOptions o;
   o.dir = args.dir;
   o.backend = spec;
-  o.tolerance = meta->tolerance;
-  if (args.atol || args.rtol) o.tolerance = fixed_tolerance(args.atol.value_or(0), args.rtol.value_or(0));
-  o.limits = *limits;
+  o.tolerance = args.tolerance.fixed() ? args.tolerance.fixed() : meta.tolerance;
+  o.limits = limits;
   if (const char* f = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = f;
-  auto report = bisect::run_verify(o, progress_for(args.common));
-  if (!report.ok()) return report_failure("verify", report.error());
-  const std::string text = report::verify_text(*report);
-  std::fputs(text.c_str(), args.common.json_path == "-" ? stderr : stdout);
-  if (int rc = emit_json("verify", args.common.json_path, report::verify_to_json(*report)); rc != kExitOk)
-    return rc;
-  if (report->error) return kExitCannotRun;
-  return report->still_fails ? kExitFinding : kExitOk;
+  PARITY_ASSIGN_OR_RETURN(report, bisect::run_verify(o, progress_for(args.common)));
+  const int code = report.error ? kExitCannotRun : report.still_fails ? kExitFinding : kExitOk;
+  return VerbOutput{report::verify_text(report), report::verify_to_json(report), 2, code};
 }
 
 }  // namespace
@@ -173,38 +145,35 @@ Verb bisect_verb() {
         cmd.add_option("model", args->model, "the ONNX model")->required();
         cmd.add_option("-b,--backend", args->target, "the backend to bisect, e.g. webgpu or webgpu:opt=basic")
             ->required();
-        cmd.add_option("--reference", args->reference, "backend spec whose values count as right")
-            ->capture_default_str();
+        add_reference_option(cmd, args->reference);
         add_input_options(cmd, args->inputs);
-        cmd.add_option("--atol", args->atol, "absolute tolerance for every tensor (default: by dtype)");
-        cmd.add_option("--rtol", args->rtol, "relative tolerance for every tensor (default: by dtype)");
+        add_tolerance_options(cmd, args->tolerance, "every tensor");
         cmd.add_option("-o,--out", args->out_dir, "write a repro folder for the culprit to DIR");
         cmd.add_option(
             "--batch-bytes", args->batch_bytes,
             "bytes of intermediates one run may expose (default: a quarter of --max-memory, else 1G)");
         add_common_options(cmd, args->common);
-        return [args] { return run_bisect_verb(*args); };
+        return [args] { return emit("bisect", args->common.json_path, run_bisect_verb(*args)); };
       }};
 }
 
 Verb verify_verb() {
-  return {
-      "verify", "rerun a bisect repro folder and say whether the backend still fails", false,
-      [](CLI::App& cmd) -> VerbRunner {
-        auto args = std::make_shared<VerifyArgs>();
-        cmd.description(
-            "Runs DIR/model.onnx on DIR/test_data_set_0/input_K.pb with BACKEND and compares with the "
-            "recorded reference outputs (output_K.pb).\n"
-            "Exit status: 0 fixed (matches), 1 still failing, 2 bad invocation, 3 the backend could not "
-            "run.");
-        cmd.add_option("dir", args->dir, "a folder written by 'parity bisect --out'")->required();
-        cmd.add_option("-b,--backend", args->backend,
-                       "backend spec (default: the one recorded in repro.json, every key included)");
-        cmd.add_option("--atol", args->atol, "absolute tolerance (default: the one recorded in repro.json)");
-        cmd.add_option("--rtol", args->rtol, "relative tolerance (default: the one recorded in repro.json)");
-        add_common_options(cmd, args->common);
-        return [args] { return run_verify_verb(*args); };
-      }};
+  return {"verify", "rerun a bisect repro folder and say whether the backend still fails", false,
+          [](CLI::App& cmd) -> VerbRunner {
+            auto args = std::make_shared<VerifyArgs>();
+            cmd.description(
+                "Runs DIR/model.onnx on DIR/test_data_set_0/input_K.pb with BACKEND and compares with the "
+                "recorded reference outputs (output_K.pb).\n"
+                "Exit status: 0 fixed (matches), 1 still failing, 2 bad invocation, 3 the backend could not "
+                "run.");
+            cmd.add_option("dir", args->dir, "a folder written by 'parity bisect --out'")->required();
+            cmd.add_option("-b,--backend", args->backend,
+                           "backend spec (default: the one recorded in repro.json, every key included)");
+            add_tolerance_options(cmd, args->tolerance,
+                                  "every output (default: the rule recorded in repro.json)");
+            add_common_options(cmd, args->common);
+            return [args] { return emit("verify", args->common.json_path, run_verify_verb(*args)); };
+          }};
 }
 
 }  // namespace parity::cli

@@ -1,12 +1,13 @@
 // `parity chaos`: run a model under each fault of a plan and print a robustness table.
-// Compiled into parity_cli (see src/chaos/CMakeLists.txt): it uses the shared CLI options.
 #include <cstdio>
 #include <iostream>
 
 #include "chaos/chaos_runner.h"
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
+#include "cli/input_options.h"
 #include "cli/verb.h"
+#include "core/shell_words.h"
 #include "report/chaos_report.h"
 #include "report/probe_json.h"
 
@@ -18,23 +19,12 @@ struct ChaosArgs {
   std::string model;
   std::string backend = "webgpu";
   std::string reference = "cpu";
-  std::vector<std::string> faults, dims, shapes, ranges;
+  std::vector<std::string> faults;
   std::string plan, layer;
-  uint64_t seed = 0;
-  std::optional<double> atol, rtol;
+  InputArgs inputs;
+  ToleranceArgs tolerance;
   bool baseline = true;
 };
-
-Error usage(std::string message, std::string hint = {}) {
-  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
-}
-
-std::string shell_word(const std::string& s) {
-  if (s.find_first_of(" '\"$;&|<>*?()") == std::string::npos) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 Result<chaos::ChaosOptions> build_options(const ChaosArgs& a) {
   chaos::ChaosOptions o;
@@ -47,7 +37,7 @@ Result<chaos::ChaosOptions> build_options(const ChaosArgs& a) {
   PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
   o.limits = limits;
   if (!a.faults.empty() && !a.plan.empty())
-    return usage("--fault and --plan are exclusive", "pass one or the other");
+    return usage_error("--fault and --plan are exclusive", "pass one or the other");
   if (!a.faults.empty()) {
     PARITY_ASSIGN_OR_RETURN(plan, chaos::plan_from_specs(a.faults));
     o.plan = std::move(plan);
@@ -60,51 +50,23 @@ Result<chaos::ChaosOptions> build_options(const ChaosArgs& a) {
   PARITY_ASSIGN_OR_RETURN(layer, chaos::find_layer(a.layer));
   o.layer = std::move(layer);
 
-  std::string repro = "parity chaos " + shell_word(a.model) + " --backend " + shell_word(a.backend);
-  for (const auto& d : a.dims) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(d, "--dim"));
-    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--dim " + kv.first));
-    if (v.size() != 1) return usage("--dim " + d + ": expects one integer");
-    o.inputs.dims[kv.first] = v[0];
-    repro += " --dim " + shell_word(d);
-  }
-  for (const auto& s : a.shapes) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(s, "--shape"));
-    PARITY_ASSIGN_OR_RETURN(v, probe::parse_int_list(kv.second, "--shape " + kv.first));
-    o.inputs.shapes[kv.first] = v;
-    repro += " --shape " + shell_word(s);
-  }
-  for (const auto& r : a.ranges) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(r, "--range"));
-    PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--range " + kv.first));
-    if (v.size() != 2 || !(v[0] < v[1])) return usage("--range " + r + ": expects LO,HI with LO < HI");
-    o.inputs.ranges[kv.first] = {v[0], v[1]};
-    repro += " --range " + shell_word(r);
-  }
-  o.inputs.seed = a.seed;
-  if (a.seed != 0) repro += " --seed " + std::to_string(a.seed);
-  if (a.atol || a.rtol) o.tolerance = Tolerance{a.atol.value_or(0), a.rtol.value_or(0), {}, {}};
+  PARITY_ASSIGN_OR_RETURN(inputs, build_input_settings(a.inputs));
+  o.inputs = std::move(inputs);
+  o.tolerance = a.tolerance.fixed();
   o.baseline = a.baseline;
-  o.repro_prefix = std::move(repro);
+  // Each row's repro line adds its --fault to this prefix.
+  std::vector<std::string> repro{"parity", "chaos", a.model, "--backend", a.backend};
+  const auto flags = input_flags(a.inputs);
+  repro.insert(repro.end(), flags.begin(), flags.end());
+  o.repro_prefix = shell_join(repro);
   return o;
 }
 
-int run(const ChaosArgs& args) {
-  auto options = build_options(args);
-  if (!options.ok()) return report_failure("chaos", options.error());
-  chaos::ProgressSink progress;
-  if (!args.common.quiet)
-    progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
-  auto report = chaos::run_chaos(*options, progress);
-  if (!report.ok()) return report_failure("chaos", report.error());
-
-  const bool json_to_stdout = args.common.json_path == "-";
-  const std::string table = report::chaos_table(*report);
-  std::fputs(table.c_str(), json_to_stdout ? stderr : stdout);
-  if (!args.common.json_path.empty())
-    if (int rc = emit_json("chaos", args.common.json_path, report::chaos_to_json(*report)); rc != kExitOk)
-      return rc;
-  return report->any_crash_or_hang() ? kExitFinding : kExitOk;
+Result<VerbOutput> run(const ChaosArgs& args) {
+  PARITY_ASSIGN_OR_RETURN(options, build_options(args));
+  PARITY_ASSIGN_OR_RETURN(report, chaos::run_chaos(options, progress_for(args.common)));
+  return VerbOutput{report::chaos_table(report), report::chaos_to_json(report), 2,
+                    report.any_crash_or_hang() ? kExitFinding : kExitOk};
 }
 
 }  // namespace
@@ -132,22 +94,17 @@ Verb chaos_verb() {
             "  parity chaos model.onnx --plan plan.toml --json chaos.json");
         cmd.add_option("model", args->model, "the ONNX model")->required();
         cmd.add_option("--backend", args->backend, "backend spec under test")->capture_default_str();
-        cmd.add_option("--reference", args->reference, "backend spec whose outputs count as right")
-            ->capture_default_str();
+        add_reference_option(cmd, args->reference);
         cmd.add_option("--fault", args->faults, "run only this fault spec (repeatable: one row each)");
         cmd.add_option("--plan", args->plan, "TOML fault plan (default: the built-in plan)");
         cmd.add_option("--layer", args->layer, "the layer manifest parity_vk_chaos.json or its folder")
             ->envname("PARITY_CHAOS_LAYER");
         cmd.add_flag("--baseline,!--no-baseline", args->baseline,
                      "also run with the layer loaded and no fault (default: on)");
-        cmd.add_option("--dim", args->dims, "symbolic dim value, SYMBOL=N (repeatable)");
-        cmd.add_option("--shape", args->shapes, "whole shape of an input, NAME=D0,D1,... (repeatable)");
-        cmd.add_option("--range", args->ranges, "value range of random data, NAME=LO,HI");
-        cmd.add_option("--seed", args->seed, "seed of the random inputs")->capture_default_str();
-        cmd.add_option("--atol", args->atol, "absolute tolerance for every output (default: by dtype)");
-        cmd.add_option("--rtol", args->rtol, "relative tolerance for every output (default: by dtype)");
+        add_input_options(cmd, args->inputs);
+        add_tolerance_options(cmd, args->tolerance, "every output");
         add_common_options(cmd, args->common);
-        return [args] { return run(*args); };
+        return [args] { return emit("chaos", args->common.json_path, run(*args)); };
       }};
 }
 

@@ -33,12 +33,6 @@ struct ConformanceArgs {
   std::vector<std::string> pairs;
 };
 
-int fail(const Error& e, const char* verb = "conformance") { return report_failure(verb, e); }
-
-Error usage(std::string message, std::string hint = {}) {
-  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
-}
-
 std::string fmt_duration(double s) {
   char buf[32];
   if (s < 0) return "?";
@@ -53,7 +47,7 @@ Result<conformance::Expectations> read_expectations(const std::string& path) {
   std::ifstream in(path);
   if (!in) return make_error(ErrorKind::io, Stage::load_model, "cannot read " + path);
   auto j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) return usage(path + " is not JSON");
+  if (j.is_discarded()) return usage_error(path + " is not JSON");
   auto e = conformance::expectations_from_json(j);
   if (!e.ok()) e.error().message = path + ": " + e.error().message;
   return e;
@@ -73,37 +67,74 @@ Result<conformance::ConformanceOptions> build_options(
   o.limits = limits;
   if (a.atol) o.tolerance.atol = *a.atol;
   if (a.rtol) o.tolerance.rtol = *a.rtol;
-  for (const auto& t : a.tols) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(t, "--tol"));
-    PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--tol " + kv.first));
-    if (v.size() != 2 || v[0] < 0 || v[1] < 0)
-      return usage("--tol " + t + ": expects GLOB=ATOL,RTOL (non-negative)");
-    o.test_tolerance.emplace_back(kv.first, Tolerance{v[0], v[1], {}, {}});
-  }
+  PARITY_ASSIGN_OR_RETURN(per_test, parse_tolerance_list(a.tols, "GLOB=ATOL,RTOL"));
+  o.test_tolerance = std::move(per_test);
   o.recheck = !a.no_recheck;
   if (const char* fault = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = fault;
   o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return o;
 }
 
-int run_list(const ConformanceArgs& a) {
-  auto tests = conformance::discover_tests(a.suite, a.filters);
-  if (!tests.ok()) return fail(tests.error());
-  for (const auto& t : *tests) std::printf("%s\n", t.name.c_str());
-  std::fprintf(stderr, "%zu tests\n", tests->size());
+Result<VerbOutput> run_list(const ConformanceArgs& a) {
+  PARITY_ASSIGN_OR_RETURN(tests, conformance::discover_tests(a.suite, a.filters));
+  VerbOutput out;
+  for (const auto& t : tests) out.text += t.name + "\n";
+  std::fprintf(stderr, "%zu tests\n", tests.size());
+  return out;
+}
+
+// Writes --write-expect; kExitFinding (and nothing written) when a state is flaky.
+Result<int> write_expectations(const ConformanceArgs& a, const conformance::ConformanceReport& report) {
+  std::size_t flaky = 0;
+  for (const auto& t : report.tests)
+    for (std::size_t b = 0; b < t.results.size(); ++b)
+      if (t.results[b].state == conformance::State::flaky) {
+        std::fprintf(stderr, "parity conformance: %s on %s is flaky: %s\n", t.name.c_str(),
+                     report.backends[b].label.c_str(), t.results[b].reason.c_str());
+        ++flaky;
+      }
+  if (flaky > 0) {
+    std::fprintf(stderr,
+                 "parity conformance: %zu flaky test(s): %s not written (an expectation must be "
+                 "deterministic)\n",
+                 flaky, a.write_expect_path.c_str());
+    return kExitFinding;
+  }
+  const auto j = conformance::expectations_to_json(
+      report, "states recorded by parity conformance --write-expect; edit only with a reason");
+  PARITY_TRY(write_text_file(a.write_expect_path, j.dump(2) + "\n"));
   return kExitOk;
 }
 
-int run(const ConformanceArgs& a) {
+// The exit code: broken expectations when --expect was given, else any bad state.
+int exit_code_of(const ConformanceArgs& a, const conformance::ConformanceReport& report,
+                 const std::optional<conformance::Expectations>& expect) {
+  if (expect) {
+    const auto broken = conformance::check_expectations(report, *expect);
+    for (const auto& line : broken)
+      std::fprintf(stderr, "parity conformance: EXPECTATION BROKEN: %s\n", line.c_str());
+    if (!broken.empty()) {
+      std::fprintf(stderr, "parity conformance: %zu expectation(s) broken (%s)\n", broken.size(),
+                   a.expect_path.c_str());
+      return kExitFinding;
+    }
+    std::fprintf(stderr, "parity conformance: all %zu expected tests as recorded\n", expect->size());
+    return kExitOk;
+  }
+  for (std::size_t b = 0; b < report.backends.size(); ++b)
+    for (conformance::State s : conformance::kAllStates)
+      if (conformance::is_bad(s) && report.count(b, s) > 0) return kExitFinding;
+  return kExitOk;
+}
+
+Result<VerbOutput> run(const ConformanceArgs& a) {
   if (a.list) return run_list(a);
   std::optional<conformance::Expectations> expect;
   if (!a.expect_path.empty()) {
-    auto e = read_expectations(a.expect_path);
-    if (!e.ok()) return fail(e.error());
-    expect = std::move(e).value();
+    PARITY_ASSIGN_OR_RETURN(e, read_expectations(a.expect_path));
+    expect = std::move(e);
   }
-  auto options = build_options(a, expect);
-  if (!options.ok()) return fail(options.error());
+  PARITY_ASSIGN_OR_RETURN(options, build_options(a, expect));
 
   conformance::ConformanceProgress progress;
   // A tick at most every 5 s keeps a CI log readable; bad outcomes are always shown.
@@ -119,73 +150,29 @@ int run(const ConformanceArgs& a) {
       if (tick || !line.empty()) *last_tick = now;
     };
   }
-  auto report = conformance::run_conformance(*options, progress);
-  if (!report.ok()) return fail(report.error());
-
-  const bool json_to_stdout = a.common.json_path == "-";
-  FILE* text_out = json_to_stdout ? stderr : stdout;
-  std::fputs(report::conformance_summary(*report).c_str(), text_out);
-  if (!a.common.json_path.empty())
-    if (int rc = emit_json("conformance", a.common.json_path, report::conformance_to_json(*report), 1);
-        rc != kExitOk)
-      return rc;
+  PARITY_ASSIGN_OR_RETURN(report, conformance::run_conformance(options, progress));
   if (!a.markdown_path.empty())
-    if (auto st = write_text_file(a.markdown_path, report::conformance_markdown(*report)); !st.ok())
-      return fail(st.error());
+    PARITY_TRY(write_text_file(a.markdown_path, report::conformance_markdown(report)));
+  int code = exit_code_of(a, report, expect);
   if (!a.write_expect_path.empty()) {
-    std::size_t flaky = 0;
-    for (const auto& t : report->tests)
-      for (std::size_t b = 0; b < t.results.size(); ++b)
-        if (t.results[b].state == conformance::State::flaky) {
-          std::fprintf(stderr, "parity conformance: %s on %s is flaky: %s\n", t.name.c_str(),
-                       report->backends[b].label.c_str(), t.results[b].reason.c_str());
-          ++flaky;
-        }
-    if (flaky > 0) {
-      std::fprintf(stderr,
-                   "parity conformance: %zu flaky test(s): %s not written (an expectation must be "
-                   "deterministic)\n",
-                   flaky, a.write_expect_path.c_str());
-      return kExitFinding;
-    }
-    const auto j = conformance::expectations_to_json(
-        *report, "states recorded by parity conformance --write-expect; edit only with a reason");
-    if (auto st = write_text_file(a.write_expect_path, j.dump(2) + "\n"); !st.ok()) return fail(st.error());
+    PARITY_ASSIGN_OR_RETURN(written, write_expectations(a, report));
+    if (written != kExitOk) code = written;
   }
-  if (expect) {
-    const auto broken = conformance::check_expectations(*report, *expect);
-    for (const auto& line : broken)
-      std::fprintf(stderr, "parity conformance: EXPECTATION BROKEN: %s\n", line.c_str());
-    if (!broken.empty()) {
-      std::fprintf(stderr, "parity conformance: %zu expectation(s) broken (%s)\n", broken.size(),
-                   a.expect_path.c_str());
-      return kExitFinding;
-    }
-    std::fprintf(stderr, "parity conformance: all %zu expected tests as recorded\n", expect->size());
-    return kExitOk;
-  }
-  for (std::size_t b = 0; b < report->backends.size(); ++b)
-    for (conformance::State s : conformance::kAllStates)
-      if (conformance::is_bad(s) && report->count(b, s) > 0) return kExitFinding;
-  return kExitOk;
+  return VerbOutput{report::conformance_summary(report), report::conformance_to_json(report), 1, code};
 }
 
-int run_diff(const ConformanceArgs& a) {
-  auto ra = report::read_conformance_file(a.diff_a);
-  if (!ra.ok()) return fail(ra.error(), "conformance diff");
-  auto rb = report::read_conformance_file(a.diff_b);
-  if (!rb.ok()) return fail(rb.error(), "conformance diff");
+Result<VerbOutput> run_diff(const ConformanceArgs& a) {
+  PARITY_ASSIGN_OR_RETURN(ra, report::read_conformance_file(a.diff_a));
+  PARITY_ASSIGN_OR_RETURN(rb, report::read_conformance_file(a.diff_b));
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& p : a.pairs) {
     const auto eq = p.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == p.size())
-      return fail(usage("--pair " + p + ": expects A_LABEL=B_LABEL"), "conformance diff");
+      return usage_error("--pair " + p + ": expects A_LABEL=B_LABEL");
     pairs.emplace_back(p.substr(0, eq), p.substr(eq + 1));
   }
-  auto d = conformance::diff_reports(*ra, *rb, pairs);
-  if (!d.ok()) return fail(d.error(), "conformance diff");
-  std::fputs(conformance::diff_table(*d).c_str(), stdout);
-  return d->regressions() > 0 ? kExitFinding : kExitOk;
+  PARITY_ASSIGN_OR_RETURN(d, conformance::diff_reports(ra, rb, pairs));
+  return VerbOutput{conformance::diff_table(d), nullptr, 2, d.regressions() > 0 ? kExitFinding : kExitOk};
 }
 
 }  // namespace
@@ -261,7 +248,10 @@ Verb conformance_verb() {
         diff->add_option("b", args->diff_b, "the later result")->required();
         diff->add_option("--pair", args->pairs,
                          "compare backend A_LABEL of the first file with B_LABEL of the second (repeatable)");
-        return [args, diff] { return diff->parsed() ? run_diff(*args) : run(*args); };
+        return [args, diff] {
+          return diff->parsed() ? emit("conformance diff", "", run_diff(*args))
+                                : emit("conformance", args->common.json_path, run(*args));
+        };
       }};
 }
 

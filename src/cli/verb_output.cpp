@@ -17,6 +17,18 @@ int report_failure(std::string_view verb, const Error& e) {
   return exit_code_for(e);
 }
 
+Error usage_error(std::string message, std::string hint) {
+  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
+}
+
+int emit(std::string_view verb, const std::string& json_path, const Result<VerbOutput>& out) {
+  if (!out.ok()) return report_failure(verb, out.error());
+  std::fputs(out->text.c_str(), json_path == "-" ? stderr : stdout);
+  if (!out->json.is_null())
+    if (int rc = emit_json(verb, json_path, out->json, out->json_indent); rc != kExitOk) return rc;
+  return out->exit_code;
+}
+
 int emit_json(std::string_view verb, const std::string& path, const nlohmann::json& j, int indent) {
   if (path.empty()) return kExitOk;
   if (path == "-") {

@@ -22,15 +22,11 @@ struct ProbeArgs {
   InputArgs inputs;  // --dim/--shape/--range/--input/--resize/--seed/--load-io, shared with bisect
   std::vector<std::string> tols;
   int samples = 1;
-  std::optional<double> atol, rtol;
+  ToleranceArgs tolerance;
   std::string save_io;
   bool allow_inconclusive = false;
   std::string noise_from;
 };
-
-Error usage(std::string message, std::string hint = {}) {
-  return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
-}
 
 Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   probe::ProbeOptions o;
@@ -48,19 +44,9 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   o.limits = limits;
 
   PARITY_ASSIGN_OR_RETURN(in, build_input_settings(a.inputs));
-  for (const auto& t : a.tols) {
-    PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(t, "--tol"));
-    PARITY_ASSIGN_OR_RETURN(v, probe::parse_number_list(kv.second, "--tol " + kv.first));
-    if (v.size() != 2 || v[0] < 0 || v[1] < 0)
-      return usage("--tol " + t + ": expects ATOL,RTOL (non-negative)");
-    o.output_tolerance[kv.first] = Tolerance{v[0], v[1], {}, {}};
-  }
-  if (a.atol || a.rtol) {
-    Tolerance t;  // unset half of the pair is 0: the user asked for exactly this rule
-    t.atol = a.atol.value_or(0);
-    t.rtol = a.rtol.value_or(0);
-    o.tolerance = t;
-  }
+  PARITY_ASSIGN_OR_RETURN(per_output, parse_tolerance_list(a.tols, "NAME=ATOL,RTOL"));
+  for (auto& [name, tol] : per_output) o.output_tolerance[name] = tol;
+  o.tolerance = a.tolerance.fixed();
   in.samples = a.samples;
   o.inputs = std::move(in);
   if (!a.save_io.empty()) o.save_io = a.save_io;
@@ -68,22 +54,11 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   return o;
 }
 
-int run(const ProbeArgs& args) {
-  auto options = build_options(args);
-  if (!options.ok()) return report_failure("probe", options.error());
-  probe::ProgressSink progress;
-  if (!args.common.quiet)
-    progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
-  auto report = probe::run_probe(*options, progress);
-  if (!report.ok()) return report_failure("probe", report.error());
-
-  const bool json_to_stdout = args.common.json_path == "-";
-  const std::string table = report::probe_table(*report);
-  std::fputs(table.c_str(), json_to_stdout ? stderr : stdout);
-  if (!args.common.json_path.empty())
-    if (int rc = emit_json("probe", args.common.json_path, report::probe_to_json(*report)); rc != kExitOk)
-      return rc;
-  return report->all_ok(args.allow_inconclusive) ? kExitOk : kExitFinding;
+Result<VerbOutput> run(const ProbeArgs& args) {
+  PARITY_ASSIGN_OR_RETURN(options, build_options(args));
+  PARITY_ASSIGN_OR_RETURN(report, probe::run_probe(options, progress_for(args.common)));
+  return VerbOutput{report::probe_table(report), report::probe_to_json(report), 2,
+                    report.all_ok(args.allow_inconclusive) ? kExitOk : kExitFinding};
 }
 
 }  // namespace
@@ -121,14 +96,12 @@ Verb probe_verb() {
         cmd.add_option("model", args->model, "the ONNX model")->required();
         cmd.add_option("-b,--backends", args->backends, "comma-separated backend specs")
             ->capture_default_str();
-        cmd.add_option("--reference", args->reference, "backend spec whose outputs count as right")
-            ->capture_default_str();
+        add_reference_option(cmd, args->reference);
         add_input_options(cmd, args->inputs);
         cmd.add_option("--samples", args->samples, "compare on N seeded inputs and report the worst")
             ->check(CLI::PositiveNumber)
             ->capture_default_str();
-        cmd.add_option("--atol", args->atol, "absolute tolerance for every output (default: by dtype)");
-        cmd.add_option("--rtol", args->rtol, "relative tolerance for every output (default: by dtype)");
+        add_tolerance_options(cmd, args->tolerance, "every output");
         cmd.add_option("--tol", args->tols, "tolerance of one output, NAME=ATOL,RTOL (repeatable)");
         cmd.add_option("--noise-from", args->noise_from,
                        "a second backend that should be right too (e.g. noopt=cpu:opt=disabled, web-wasm): "
@@ -139,7 +112,7 @@ Verb probe_verb() {
         cmd.add_option("--save-io", args->save_io,
                        "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
         add_common_options(cmd, args->common);
-        return [args] { return run(*args); };
+        return [args] { return emit("probe", args->common.json_path, run(*args)); };
       }};
 }
 

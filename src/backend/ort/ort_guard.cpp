@@ -61,9 +61,10 @@ Classification classify_ort_error(OrtErrorCode code, std::string_view message, S
   if (contains_any_ci(
           message, {"Failed to load shared library", "Failed to load library", "cannot open shared object"}))
     return {ErrorKind::unavailable,
-            "the EP's provider library or its runtime (CUDA, cuDNN, TensorRT, ...) is missing: install it "
-            "next to "
-            "libonnxruntime or on LD_LIBRARY_PATH"};
+            "the EP's provider library (libonnxruntime_providers_<ep>.so, next to libonnxruntime) or its "
+            "runtime (CUDA, cuDNN, TensorRT) is missing. The bundled "
+            "onnxruntime-node build ships none: point --ort-lib at a GPU build (npm "
+            "com.github.asus4.onnxruntime.linux-x64-gpu has 1.29's) and put CUDA on LD_LIBRARY_PATH"};
   if (contains_any_ci(message, {"bad_alloc", "Failed to allocate", "out of memory", "OutOfMemory"}))
     return {ErrorKind::oom, "reduce the input size or batch, or free (device) memory"};
   if (contains_ci(message, "but the device does not support it"))  // e.g. f16 shaders on SwiftShader
