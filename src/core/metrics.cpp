@@ -223,6 +223,102 @@ int64_t count_over(const Tensor& actual, const Tensor& expected, std::size_t n, 
   return over;
 }
 
+// Bit-exact mismatches among elements [base, base + m) of two same-dtype tensors; the first one
+// seen goes to `first_over` if it is still -1.
+int64_t count_bit_mismatches(const std::byte* a_bytes, const std::byte* e_bytes, std::size_t base,
+                             std::size_t m, std::size_t elem_size, int64_t& first_over) {
+  int64_t over = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    const std::size_t off = (base + j) * elem_size;
+    if (std::memcmp(a_bytes + off, e_bytes + off, elem_size) != 0) {
+      if (first_over < 0) first_over = static_cast<int64_t>(base + j);
+      ++over;
+    }
+  }
+  return over;
+}
+
+// compare_tensors' running sums over all chunks, for cosine, pearson and PSNR.
+struct PairSums {
+  double sum_abs = 0, sum_sq = 0, dot = 0, norm_a = 0, norm_e = 0;
+  double e_lo = std::numeric_limits<double>::infinity(), e_hi = -std::numeric_limits<double>::infinity();
+  int64_t first_over = -1;  // first bit-exact mismatch, -1 if none
+  Moments moments;
+};
+
+// Adds one chunk's finite pairs to the correlation sums, compacting them to the front of a and e
+// when there are others; returns how many there were.
+std::size_t add_finite_pairs(double* __restrict a, double* __restrict e, std::size_t m, int64_t non_finite,
+                             PairSums& sums) {
+  std::size_t k = m;
+  if (non_finite > 0) {
+    k = 0;
+    for (std::size_t j = 0; j < m; ++j)
+      if (std::isfinite(a[j]) && std::isfinite(e[j])) a[k] = a[j], e[k] = e[j], ++k;
+  }
+  if (k == 0) return 0;
+  // One pass of shifted sums (see Moments::from_shifted) gives both the moments and the raw
+  // dot products for cosine: sum(a*e) = sae + ka*s1e + ke*s1a + k*ka*ke, whose cancellation is
+  // bounded the same way (about k ulps) because the shifts are members of the chunk.
+  const double shift_a = a[0], shift_e = e[0];
+  double s1a = 0, s1e = 0, s2a = 0, s2e = 0, sae = 0;
+  double chunk_lo = sums.e_lo, chunk_hi = sums.e_hi;
+  for (std::size_t j = 0; j < k; ++j) {
+    const double da = a[j] - shift_a, de = e[j] - shift_e;
+    s1a += da;
+    s1e += de;
+    s2a += da * da;
+    s2e += de * de;
+    sae += da * de;
+    chunk_lo = lesser(chunk_lo, e[j]);
+    chunk_hi = greater(chunk_hi, e[j]);
+  }
+  sums.e_lo = chunk_lo;
+  sums.e_hi = chunk_hi;
+  const double kd = static_cast<double>(k);
+  sums.dot += sae + shift_a * s1e + shift_e * s1a + kd * shift_a * shift_e;
+  sums.norm_a += s2a + 2 * shift_a * s1a + kd * shift_a * shift_a;
+  sums.norm_e += s2e + 2 * shift_e * s1e + kd * shift_e * shift_e;
+  sums.moments.merge(Moments::from_shifted(kd, shift_a, s1a, s2a, shift_e, s1e, s2e, sae));
+  return k;
+}
+
+// The scale term is known only once the reference has been read: elements that failed the
+// narrower atol floor are counted again against the widened one (no second pass otherwise).
+void widen_bound(const Tensor& actual, const Tensor& expected, std::size_t n, const Tolerance& tol,
+                 bool exact_bits, Comparison& c) {
+  c.bound_abs = tol.atol;
+  const double widened = std::max(tol.scale_rtol * c.ref_max_abs, tol.noise_abs);
+  if (!exact_bits && dtype_is_float(expected.dtype()) && widened > tol.atol) {
+    c.bound_abs = widened;
+    if (c.elements_over_tol > c.nan_mismatch)
+      c.elements_over_tol = c.nan_mismatch + count_over(actual, expected, n, c.bound_abs, tol.rtol);
+  }
+}
+
+// mean_abs, cosine, pearson and (for image-like shapes) PSNR from the finite pairs' sums.
+void finish_correlations(const PairSums& sums, const Shape& shape, Comparison& c) {
+  if (c.finite_pairs == 0) return;
+  const double pairs = static_cast<double>(c.finite_pairs);
+  c.mean_abs = sums.sum_abs / pairs;
+  if (sums.norm_a > 0 && sums.norm_e > 0) {
+    const double cos = sums.dot / (std::sqrt(sums.norm_a) * std::sqrt(sums.norm_e));
+    if (std::isfinite(cos)) c.cosine = std::clamp(cos, -1.0, 1.0);
+  }
+  // Exactly zero m2 means constant (see Moments::from_shifted): pearson is undefined there.
+  const Moments& moments = sums.moments;
+  if (moments.m2_x > 0 && moments.m2_y > 0) {
+    const double r = moments.c_xy / (std::sqrt(moments.m2_x) * std::sqrt(moments.m2_y));
+    if (std::isfinite(r)) c.pearson = std::clamp(r, -1.0, 1.0);
+  }
+  if (is_image_like(shape)) {
+    const double range = (sums.e_lo >= 0 && sums.e_hi <= 1) ? 1.0 : sums.e_hi - sums.e_lo;
+    const double mse = sums.sum_sq / pairs;
+    if (range > 0)
+      c.psnr = mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(range * range / mse);
+  }
+}
+
 // numpy.argmax order: NaN beats everything (first NaN wins), otherwise strictly greater wins.
 bool ranks_above(double x, double current) {
   if (std::isnan(current)) return false;
@@ -473,16 +569,13 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
   const bool topk = class_width > 0 && static_cast<int64_t>(n) % class_width == 0;
   TopK top(topk ? class_width : 1);
 
-  double sum_abs = 0, sum_sq = 0, dot = 0, norm_a = 0, norm_e = 0;
-  double e_lo = std::numeric_limits<double>::infinity(), e_hi = -e_lo;
-  int64_t first_over = -1;
-  Moments moments;
+  PairSums sums;
   std::array<double, kChunk> a{}, e{};
   for (std::size_t base = 0; base < n; base += kChunk) {
     const std::size_t m = std::min(kChunk, n - base);
     load_chunk(actual, base, m, a.data());
     load_chunk(expected, base, m, e.data());
-    if (topk)  // before the compaction below: argmax sees NaNs
+    if (topk)  // before add_finite_pairs compacts the chunk: argmax sees NaNs
       for (std::size_t j = 0; j < m; ++j) top.add(a[j], e[j]);
 
     const ErrorSums r =
@@ -492,86 +585,16 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
     c.max_rel = r.max_rel;
     c.ref_max_abs = r.ref_max_abs;
     c.nan_mismatch += r.nan_mismatch;
-    int64_t over = r.over;
-    const int64_t non_finite = r.non_finite;
-    if (exact_bits) {
-      over = 0;
-      for (std::size_t j = 0; j < m; ++j) {
-        const std::size_t off = (base + j) * elem_size;
-        if (std::memcmp(a_bytes + off, e_bytes + off, elem_size) != 0) {
-          if (first_over < 0) first_over = static_cast<int64_t>(base + j);
-          ++over;
-        }
-      }
-    }
-    c.elements_over_tol += over;
-    sum_abs += r.sum_abs;
-    sum_sq += r.sum_sq;
-
-    // Correlation sums over the finite pairs, compacted to the front when there are others.
-    std::size_t k = m;
-    if (non_finite > 0) {
-      k = 0;
-      for (std::size_t j = 0; j < m; ++j)
-        if (std::isfinite(a[j]) && std::isfinite(e[j])) a[k] = a[j], e[k] = e[j], ++k;
-    }
-    if (k == 0) continue;
-    // One pass of shifted sums (see Moments::from_shifted) gives both the moments and the raw
-    // dot products for cosine: sum(a*e) = sae + ka*s1e + ke*s1a + k*ka*ke, whose cancellation is
-    // bounded the same way (about k ulps) because the shifts are members of the chunk.
-    const double shift_a = a[0], shift_e = e[0];
-    double s1a = 0, s1e = 0, s2a = 0, s2e = 0, sae = 0;
-    double chunk_lo = e_lo, chunk_hi = e_hi;
-    for (std::size_t j = 0; j < k; ++j) {
-      const double da = a[j] - shift_a, de = e[j] - shift_e;
-      s1a += da;
-      s1e += de;
-      s2a += da * da;
-      s2e += de * de;
-      sae += da * de;
-      chunk_lo = lesser(chunk_lo, e[j]);
-      chunk_hi = greater(chunk_hi, e[j]);
-    }
-    e_lo = chunk_lo;
-    e_hi = chunk_hi;
-    const double kd = static_cast<double>(k);
-    dot += sae + shift_a * s1e + shift_e * s1a + kd * shift_a * shift_e;
-    norm_a += s2a + 2 * shift_a * s1a + kd * shift_a * shift_a;
-    norm_e += s2e + 2 * shift_e * s1e + kd * shift_e * shift_e;
-    moments.merge(Moments::from_shifted(kd, shift_a, s1a, s2a, shift_e, s1e, s2e, sae));
-    c.finite_pairs += static_cast<int64_t>(k);
+    c.elements_over_tol +=
+        exact_bits ? count_bit_mismatches(a_bytes, e_bytes, base, m, elem_size, sums.first_over) : r.over;
+    sums.sum_abs += r.sum_abs;
+    sums.sum_sq += r.sum_sq;
+    c.finite_pairs += static_cast<int64_t>(add_finite_pairs(a.data(), e.data(), m, r.non_finite, sums));
   }
   // Bit-exact integer mismatches can hide below double resolution; still point at one.
-  if (exact_bits && c.worst_index < 0 && first_over >= 0) c.worst_index = first_over;
-  // The scale term is known only once the reference has been read: elements that failed the
-  // narrower atol floor are counted again against the widened one (no second pass otherwise).
-  c.bound_abs = tol.atol;
-  const double widened = std::max(tol.scale_rtol * c.ref_max_abs, tol.noise_abs);
-  if (!exact_bits && dtype_is_float(expected.dtype()) && widened > tol.atol) {
-    c.bound_abs = widened;
-    if (c.elements_over_tol > c.nan_mismatch)
-      c.elements_over_tol = c.nan_mismatch + count_over(actual, expected, n, c.bound_abs, tol.rtol);
-  }
-
-  if (c.finite_pairs > 0) {
-    const double pairs = static_cast<double>(c.finite_pairs);
-    c.mean_abs = sum_abs / pairs;
-    if (norm_a > 0 && norm_e > 0) {
-      const double cos = dot / (std::sqrt(norm_a) * std::sqrt(norm_e));
-      if (std::isfinite(cos)) c.cosine = std::clamp(cos, -1.0, 1.0);
-    }
-    // Exactly zero m2 means constant (see Moments::from_shifted): pearson is undefined there.
-    if (moments.m2_x > 0 && moments.m2_y > 0) {
-      const double r = moments.c_xy / (std::sqrt(moments.m2_x) * std::sqrt(moments.m2_y));
-      if (std::isfinite(r)) c.pearson = std::clamp(r, -1.0, 1.0);
-    }
-    if (is_image_like(actual.shape())) {
-      const double range = (e_lo >= 0 && e_hi <= 1) ? 1.0 : e_hi - e_lo;
-      const double mse = sum_sq / pairs;
-      if (range > 0)
-        c.psnr = mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(range * range / mse);
-    }
-  }
+  if (exact_bits && c.worst_index < 0 && sums.first_over >= 0) c.worst_index = sums.first_over;
+  widen_bound(actual, expected, n, tol, exact_bits, c);
+  finish_correlations(sums, actual.shape(), c);
   if (topk && top.rows() > 0) {
     c.top1_agree = top.top1();
     if (class_width > 5) c.top5_agree = top.top5();

@@ -62,6 +62,197 @@ std::string with_log_line(std::string message, const std::string& log) {
   return message;
 }
 
+// What the worker sent back before the parent stopped listening, and why it stopped.
+struct WorkerReply {
+  std::vector<NamedTensor> outputs;
+  std::optional<backend::RunResult> result;
+  std::optional<Error> reported;
+  bool timed_out = false, over_memory = false, stopped = false;
+  uint64_t peak_rss = 0;
+};
+
+// The worker process, with TMPDIR inside `scratch` and the environment `launch` adds.
+Result<ChildProcess> spawn_worker(const IsolationLimits& limits, const WorkerLaunch& launch,
+                                  const ScratchDir& scratch) {
+  SpawnOptions so;
+  so.exe = launch.worker_exe.empty() ? current_executable() : launch.worker_exe;
+  so.args = {"worker"};
+  so.env_set = backend::ort::ort_telemetry_off_env();
+  so.env_set.emplace_back("TMPDIR", scratch.str());
+  so.env_set.insert(so.env_set.end(), launch.env.begin(), launch.env.end());
+  so.env_unset = {"PARITY_TEST_FAULT"};  // the fault travels in the request, for this worker only
+  so.max_data_bytes = limits.max_memory_bytes;
+  return ChildProcess::spawn(so);
+}
+
+void send_request(ChildProcess& child, const backend::BackendSpec& spec, const backend::RunRequest& request,
+                  const WorkerLaunch& launch) {
+  // A failed write means the worker already died; what it left behind says why, in outcome_of.
+  if (write_frame(child.request_fd(), FrameType::request, encode_request(spec, request, launch.test_fault))
+          .ok()) {
+    for (const auto& input : request.inputs)
+      if (!write_frame(child.request_fd(), FrameType::tensor, encode_tensor(input)).ok()) break;
+  }
+  child.close_request();
+}
+
+// Decodes the frames `reader` holds into `reply`, up to the first result or error.
+void take_frames(FrameReader& reader, const std::string& label, Stage& last_stage, WorkerReply& reply) {
+  for (;;) {
+    auto next = reader.next();
+    if (!next.ok()) {
+      reply.reported = with_backend(next.error(), label);
+      break;
+    }
+    if (!*next) break;
+    Frame& f = **next;
+    switch (f.type) {
+      case FrameType::stage: last_stage = stage_from_string(f.payload).value_or(last_stage); break;
+      case FrameType::tensor: {
+        auto t = decode_tensor(f.payload);
+        if (!t.ok())
+          reply.reported = with_backend(t.error(), label);
+        else
+          reply.outputs.push_back(std::move(t).value());
+        break;
+      }
+      case FrameType::result: {
+        auto r = decode_result(f.payload);
+        if (!r.ok())
+          reply.reported = with_backend(r.error(), label);
+        else
+          reply.result = std::move(r).value();
+        break;
+      }
+      case FrameType::error:
+        reply.reported =
+            with_backend(error_from_json(nlohmann::json::parse(f.payload, nullptr, false)), label);
+        break;
+      case FrameType::request: break;  // never sent by a worker
+    }
+    if (reply.result || reply.reported) break;
+  }
+}
+
+// Reads the worker's reply and log pipes until it answers, closes its reply pipe, or runs out of
+// time or memory, or the user interrupts. The log goes to out.worker_log, stages to out.last_stage.
+void watch_worker(ChildProcess& child, const IsolationLimits& limits, Clock::time_point deadline,
+                  const std::string& label, IsolatedRun& out, WorkerReply& reply) {
+  FrameReader reader;
+  bool reply_open = true, log_open = true;
+  while (reply_open && !reply.result && !reply.reported) {
+    if (Clock::now() >= deadline) {
+      reply.timed_out = true;
+      break;
+    }
+    if (interrupted()) {
+      reply.stopped = true;
+      break;
+    }
+    pollfd fds[2] = {{child.reply_fd(), POLLIN, 0},
+                     {child.log_fd(), static_cast<short>(log_open ? POLLIN : 0), 0}};
+    ::poll(fds, 2, 100);
+    if (fds[1].revents) {
+      append_log(out.worker_log, child.log_fd());
+      if (fds[1].revents & (POLLHUP | POLLERR) && !(fds[1].revents & POLLIN)) log_open = false;
+    }
+    if (fds[0].revents) {
+      auto fed = reader.feed(child.reply_fd());
+      if (!fed.ok() || !*fed) reply_open = false;
+      take_frames(reader, label, out.last_stage, reply);
+    }
+    if (limits.max_memory_bytes) {
+      const uint64_t rss = child.resident_bytes();
+      reply.peak_rss = std::max(reply.peak_rss, rss);
+      if (rss > limits.max_memory_bytes) {
+        reply.over_memory = true;
+        break;
+      }
+    }
+  }
+}
+
+// Kills a worker the parent gave up on and waits for it to exit; how it ended, if known.
+std::optional<ExitStatus> reap_worker(ChildProcess& child, Clock::time_point deadline, WorkerReply& reply,
+                                      std::string& log) {
+  if (reply.timed_out || reply.over_memory || reply.stopped) child.kill_group(SIGKILL);
+  // After a reply the worker exits by itself; give it the rest of the deadline, then kill it.
+  std::optional<ExitStatus> status;
+  while (!(status = child.try_wait())) {
+    if (Clock::now() >= deadline) {
+      child.kill_group(SIGKILL);
+      status = child.wait();
+      if (!reply.result && !reply.reported) reply.timed_out = true;
+      break;
+    }
+    append_log(log, child.log_fd());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  append_log(log, child.log_fd());
+  return status;
+}
+
+// The error for a worker that ended without a reply: it crashed, or exited on its own.
+Error ended_without_reply(const std::optional<ExitStatus>& status, const IsolatedRun& out) {
+  const std::string stage_name(to_string(out.last_stage));
+  if (status && status->signaled) {
+    const bool oom = log_says_oom(out.worker_log) || status->signal == SIGKILL;
+    Error e = make_error(
+        oom ? ErrorKind::oom : ErrorKind::crashed, out.last_stage,
+        with_log_line("worker killed by " + signal_name(status->signal) + " in stage " + stage_name,
+                      out.worker_log),
+        oom ? "the worker ran out of memory; try smaller inputs or raise --max-memory"
+            : "the backend crashed in native code; Parity isolated it. Rerun this backend alone "
+              "with --save-io to get a reproducible case");
+    e.signal = status->signal;
+    return e;
+  }
+  return make_error(ErrorKind::error, out.last_stage,
+                    with_log_line("worker exited with code " + std::to_string(status ? status->code : -1) +
+                                      " without a result in stage " + stage_name,
+                                  out.worker_log),
+                    "the worker binary must be the same Parity build as the caller");
+}
+
+// The run's result from what the worker sent and how it ended.
+Result<backend::RunResult> outcome_of(WorkerReply& reply, const std::optional<ExitStatus>& status,
+                                      const IsolatedRun& out, const IsolationLimits& limits,
+                                      const std::string& label) {
+  const std::string stage_name(to_string(out.last_stage));
+  if (reply.stopped) {
+    Error e =
+        make_error(ErrorKind::interrupted, out.last_stage,
+                   "interrupted in stage " + stage_name + "; worker killed", "rerun to get this result");
+    return with_backend(std::move(e), label);
+  }
+  if (reply.over_memory) {
+    Error e = make_error(ErrorKind::oom, out.last_stage,
+                         "worker resident memory reached " + std::to_string(reply.peak_rss >> 20) +
+                             " MiB, over --max-memory " + std::to_string(limits.max_memory_bytes >> 20) +
+                             " MiB; killed",
+                         "raise --max-memory, or use smaller inputs (--dim/--shape)");
+    return with_backend(std::move(e), label);
+  }
+  if (reply.timed_out) {
+    Error e = make_error(
+        ErrorKind::timeout, out.last_stage,
+        with_log_line("no result after " + std::to_string(limits.timeout_s) + " s in stage " + stage_name +
+                          "; worker killed",
+                      out.worker_log),
+        "raise --timeout if the backend is just slow (WebGPU on SwiftShader is 100x slower than a GPU)");
+    return with_backend(std::move(e), label);
+  }
+  if (reply.result) {
+    reply.result->outputs = std::move(reply.outputs);
+    return std::move(*reply.result);
+  }
+  if (reply.reported) {
+    if (reply.reported->stage == Stage::none) reply.reported->stage = out.last_stage;
+    return std::move(*reply.reported);
+  }
+  return with_backend(ended_without_reply(status, out), label);
+}
+
 }  // namespace
 
 Result<std::optional<backend::TestFault>> test_fault_for(const std::string& env_value,
@@ -101,167 +292,17 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   // Declared before the child so it is removed after the child is gone.
   auto scratch = ScratchDir::create("parity-worker", Stage::spawn_worker);
   if (!scratch.ok()) return finish(with_backend(scratch.error(), spec.label));
-  SpawnOptions so;
-  so.exe = launch.worker_exe.empty() ? current_executable() : launch.worker_exe;
-  so.args = {"worker"};
-  so.env_set = backend::ort::ort_telemetry_off_env();
-  so.env_set.emplace_back("TMPDIR", scratch->str());
-  so.env_set.insert(so.env_set.end(), launch.env.begin(), launch.env.end());
-  so.env_unset = {"PARITY_TEST_FAULT"};  // the fault travels in the request, for this worker only
-  so.max_data_bytes = limits.max_memory_bytes;
-  auto spawned = ChildProcess::spawn(so);
+  auto spawned = spawn_worker(limits, launch, *scratch);
   if (!spawned.ok()) return finish(with_backend(spawned.error(), spec.label));
   ChildProcess child = std::move(spawned).value();
+  send_request(child, spec, request, launch);
 
-  // A failed write means the worker already died; what it left behind says why, below.
-  if (write_frame(child.request_fd(), FrameType::request, encode_request(spec, request, launch.test_fault))
-          .ok()) {
-    for (const auto& input : request.inputs)
-      if (!write_frame(child.request_fd(), FrameType::tensor, encode_tensor(input)).ok()) break;
-  }
-  child.close_request();
-
-  FrameReader reader;
-  std::vector<NamedTensor> outputs;
-  std::optional<backend::RunResult> result;
-  std::optional<Error> reported;
-  bool reply_open = true, log_open = true, timed_out = false, over_memory = false, stopped = false;
-  uint64_t peak_rss = 0;
   const auto deadline =
       t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
-
-  while (reply_open && !result && !reported) {
-    if (Clock::now() >= deadline) {
-      timed_out = true;
-      break;
-    }
-    if (interrupted()) {
-      stopped = true;
-      break;
-    }
-    pollfd fds[2] = {{child.reply_fd(), POLLIN, 0},
-                     {child.log_fd(), static_cast<short>(log_open ? POLLIN : 0), 0}};
-    ::poll(fds, 2, 100);
-    if (fds[1].revents) {
-      append_log(out.worker_log, child.log_fd());
-      if (fds[1].revents & (POLLHUP | POLLERR) && !(fds[1].revents & POLLIN)) log_open = false;
-    }
-    if (fds[0].revents) {
-      auto fed = reader.feed(child.reply_fd());
-      if (!fed.ok() || !*fed) reply_open = false;
-      for (;;) {
-        auto next = reader.next();
-        if (!next.ok()) {
-          reported = with_backend(next.error(), spec.label);
-          break;
-        }
-        if (!*next) break;
-        Frame& f = **next;
-        switch (f.type) {
-          case FrameType::stage:
-            out.last_stage = stage_from_string(f.payload).value_or(out.last_stage);
-            break;
-          case FrameType::tensor: {
-            auto t = decode_tensor(f.payload);
-            if (!t.ok())
-              reported = with_backend(t.error(), spec.label);
-            else
-              outputs.push_back(std::move(t).value());
-            break;
-          }
-          case FrameType::result: {
-            auto r = decode_result(f.payload);
-            if (!r.ok())
-              reported = with_backend(r.error(), spec.label);
-            else
-              result = std::move(r).value();
-            break;
-          }
-          case FrameType::error:
-            reported =
-                with_backend(error_from_json(nlohmann::json::parse(f.payload, nullptr, false)), spec.label);
-            break;
-          case FrameType::request: break;  // never sent by a worker
-        }
-        if (result || reported) break;
-      }
-    }
-    if (limits.max_memory_bytes) {
-      const uint64_t rss = child.resident_bytes();
-      peak_rss = std::max(peak_rss, rss);
-      if (rss > limits.max_memory_bytes) {
-        over_memory = true;
-        break;
-      }
-    }
-  }
-
-  if (timed_out || over_memory || stopped) child.kill_group(SIGKILL);
-  // After a reply the worker exits by itself; give it the rest of the deadline, then kill it.
-  std::optional<ExitStatus> status;
-  while (!(status = child.try_wait())) {
-    if (Clock::now() >= deadline) {
-      child.kill_group(SIGKILL);
-      status = child.wait();
-      if (!result && !reported) timed_out = true;
-      break;
-    }
-    append_log(out.worker_log, child.log_fd());
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  append_log(out.worker_log, child.log_fd());
-
-  const std::string stage_name(to_string(out.last_stage));
-  if (stopped) {
-    Error e =
-        make_error(ErrorKind::interrupted, out.last_stage,
-                   "interrupted in stage " + stage_name + "; worker killed", "rerun to get this result");
-    return finish(with_backend(std::move(e), spec.label));
-  }
-  if (over_memory) {
-    Error e = make_error(ErrorKind::oom, out.last_stage,
-                         "worker resident memory reached " + std::to_string(peak_rss >> 20) +
-                             " MiB, over --max-memory " + std::to_string(limits.max_memory_bytes >> 20) +
-                             " MiB; killed",
-                         "raise --max-memory, or use smaller inputs (--dim/--shape)");
-    return finish(with_backend(std::move(e), spec.label));
-  }
-  if (timed_out) {
-    Error e = make_error(
-        ErrorKind::timeout, out.last_stage,
-        with_log_line("no result after " + std::to_string(limits.timeout_s) + " s in stage " + stage_name +
-                          "; worker killed",
-                      out.worker_log),
-        "raise --timeout if the backend is just slow (WebGPU on SwiftShader is 100x slower than a GPU)");
-    return finish(with_backend(std::move(e), spec.label));
-  }
-  if (result) {
-    result->outputs = std::move(outputs);
-    return finish(std::move(*result));
-  }
-  if (reported) {
-    if (reported->stage == Stage::none) reported->stage = out.last_stage;
-    return finish(std::move(*reported));
-  }
-  // The worker ended without a reply: it crashed, or exited on its own.
-  if (status && status->signaled) {
-    const bool oom = log_says_oom(out.worker_log) || status->signal == SIGKILL;
-    Error e = make_error(
-        oom ? ErrorKind::oom : ErrorKind::crashed, out.last_stage,
-        with_log_line("worker killed by " + signal_name(status->signal) + " in stage " + stage_name,
-                      out.worker_log),
-        oom ? "the worker ran out of memory; try smaller inputs or raise --max-memory"
-            : "the backend crashed in native code; Parity isolated it. Rerun this backend alone "
-              "with --save-io to get a reproducible case");
-    e.signal = status->signal;
-    return finish(with_backend(std::move(e), spec.label));
-  }
-  Error e = make_error(ErrorKind::error, out.last_stage,
-                       with_log_line("worker exited with code " + std::to_string(status ? status->code : -1) +
-                                         " without a result in stage " + stage_name,
-                                     out.worker_log),
-                       "the worker binary must be the same Parity build as the caller");
-  return finish(with_backend(std::move(e), spec.label));
+  WorkerReply reply;
+  watch_worker(child, limits, deadline, spec.label, out, reply);
+  const std::optional<ExitStatus> status = reap_worker(child, deadline, reply, out.worker_log);
+  return finish(outcome_of(reply, status, out, limits, spec.label));
 }
 
 }  // namespace parity::isolate

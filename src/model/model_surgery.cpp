@@ -140,6 +140,187 @@ std::optional<Shape> static_shape(const onnx::ValueInfoProto& v) {
   return s;
 }
 
+using ElemTypes = std::unordered_map<std::string, int32_t>;  // value name -> ONNX element type
+
+Status parse_model(const std::filesystem::path& path, onnx::ModelProto& model) {
+  try {
+    PARITY_ASSIGN_OR_RETURN(bytes, detail::read_file(path, Stage::load_model, "model"));
+    if (!detail::parse_message(bytes, model)) return bad(path.string() + ": not an ONNX model");
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorKind::oom, Stage::load_model, path.string() + ": out of memory parsing the model");
+  }
+  return ok_status();
+}
+
+// The graph's initializers, inputs and outputs into `out`, and the types they declare.
+void outline_borders(const onnx::GraphProto& g, GraphOutline& out, ElemTypes& elem_types) {
+  for (const auto& init : g.initializer()) {
+    out.initializers.insert(init.name());
+    elem_types[init.name()] = init.data_type();
+  }
+  for (const auto& in : g.input()) {
+    elem_types[in.name()] = elem_type_of(in);
+    if (!out.initializers.count(in.name())) out.graph_inputs.push_back(in.name());
+  }
+  for (const auto& o : g.output()) out.graph_outputs.push_back(o.name());
+}
+
+// Per node, in one node order: the values it reads (its subgraphs' outer reads included) and
+// how many nodes its subgraphs hold.
+struct NodeReads {
+  std::vector<std::vector<std::string>> reads;
+  std::vector<int> inner_counts;
+};
+
+NodeReads collect_reads(const onnx::GraphProto& g) {
+  const int n = g.node_size();
+  NodeReads r{std::vector<std::vector<std::string>>(n), std::vector<int>(n, 0)};
+  for (int i = 0; i < n; ++i) {
+    const auto& node = g.node(i);
+    for (const auto& in : node.input())
+      if (!in.empty()) r.reads[i].push_back(in);
+    for (const auto& a : node.attribute()) {
+      std::vector<std::string> outer;
+      if (a.has_g()) scan_subgraph(a.g(), {}, outer, r.inner_counts[i]);
+      for (const auto& sg : a.graphs()) scan_subgraph(sg, {}, outer, r.inner_counts[i]);
+      r.reads[i].insert(r.reads[i].end(), outer.begin(), outer.end());
+    }
+  }
+  return r;
+}
+
+// Kahn's algorithm, always taking the lowest original index that is ready, so an already
+// sorted graph (the ONNX rule) keeps its order exactly. A cycle is a bad_input Error.
+Result<std::vector<int>> topological_order(const onnx::GraphProto& g,
+                                           const std::vector<std::vector<std::string>>& reads,
+                                           const std::filesystem::path& path) {
+  const int n = g.node_size();
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < n; ++i)
+    for (const auto& o : g.node(i).output())
+      if (!o.empty()) producer[o] = i;
+  std::vector<int> pending(n, 0);
+  std::vector<std::vector<int>> consumers(n);
+  for (int i = 0; i < n; ++i) {
+    std::unordered_set<int> deps;
+    for (const auto& r : reads[i])
+      if (auto it = producer.find(r); it != producer.end() && it->second != i) deps.insert(it->second);
+    pending[i] = static_cast<int>(deps.size());
+    for (int d : deps) consumers[d].push_back(i);
+  }
+  std::set<int> ready;
+  for (int i = 0; i < n; ++i)
+    if (pending[i] == 0) ready.insert(i);
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int i = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(i);
+    for (int c : consumers[i])
+      if (--pending[c] == 0) ready.insert(c);
+  }
+  if (static_cast<int>(order.size()) != n)
+    return bad(path.string() + ": the graph has a cycle (" + std::to_string(n - order.size()) +
+                   " nodes never ready)",
+               "check the exporter; ONNX graphs must be acyclic");
+  return order;
+}
+
+// Puts g's nodes in `order`; returns `reads` in that order too.
+NodeReads sort_nodes(onnx::GraphProto& g, const std::vector<int>& order, const NodeReads& reads) {
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> sorted;
+  for (int i : order) *sorted.Add() = g.node(i);
+  NodeReads sorted_reads;
+  for (int i : order) {
+    sorted_reads.reads.push_back(reads.reads[i]);
+    sorted_reads.inner_counts.push_back(reads.inner_counts[i]);
+  }
+  g.mutable_node()->Swap(&sorted);
+  return sorted_reads;
+}
+
+// Where value types and shapes come from: the model's own value_info and outputs (`declared`,
+// pointing into the model) and ONNX shape inference on a copy (`guessed`, pointing into
+// `inferred`). Filled in place by collect_types, which the pointers require.
+struct TypeSources {
+  onnx::ModelProto inferred;
+  std::unordered_map<std::string, const onnx::ValueInfoProto*> declared, guessed;
+};
+
+// Types: value_info and outputs first, then what shape inference adds on a scratch copy (it may
+// throw on models newer than the library; then we simply know less).
+void collect_types(const onnx::ModelProto& model, TypeSources& types, ElemTypes& elem_types) {
+  const onnx::GraphProto& g = model.graph();
+  for (const auto& v : g.value_info()) types.declared[v.name()] = &v;
+  for (const auto& v : g.output()) types.declared[v.name()] = &v;
+  types.inferred = model;
+  try {
+    onnx::shape_inference::InferShapes(types.inferred);
+  } catch (const std::exception&) {
+    types.inferred.mutable_graph()->clear_value_info();
+  }
+  for (const auto& v : types.inferred.graph().value_info()) types.guessed[v.name()] = &v;
+  for (const auto& [name, v] : types.declared)
+    if (elem_type_of(*v) != 0) elem_types[name] = elem_type_of(*v);
+  for (const auto& [name, v] : types.guessed)
+    if (elem_type_of(*v) != 0 && !elem_types.count(name)) elem_types[name] = elem_type_of(*v);
+}
+
+// The last resort for an output nothing typed, so a graph typed only at its borders can still be
+// exposed: the type `node`'s op implies. 0 when unknown.
+int32_t implied_elem_type(const onnx::NodeProto& node, ElemTypes& elem_types) {
+  int32_t t = 0;
+  if (node.op_type() == "Cast") {
+    for (const auto& a : node.attribute())
+      if (a.name() == "to") t = static_cast<int32_t>(a.i());
+  } else if (node.op_type() == "DequantizeLinear" && node.input_size() > 1) {
+    t = elem_types.count(node.input(1)) ? elem_types[node.input(1)] : 0;
+  } else if (node.op_type() == "Shape" || node.op_type() == "Size" || node.op_type() == "ArgMax" ||
+             node.op_type() == "ArgMin" || node.op_type() == "NonZero") {
+    t = static_cast<int32_t>(DType::int64);
+  } else if (preserves_type(node.op_type()) && node.input_size() > 0) {
+    const std::string& first =
+        node.op_type() == "Where" && node.input_size() > 1 ? node.input(1) : node.input(0);
+    if (auto it = elem_types.find(first); it != elem_types.end()) t = it->second;
+  }
+  return t;
+}
+
+// Adds node `k` (topological order) and its outputs to `out`, typing outputs nothing typed yet.
+void outline_node(int k, const onnx::NodeProto& node, const std::vector<std::string>& reads, int inner_nodes,
+                  const TypeSources& types, GraphOutline& out, ElemTypes& elem_types) {
+  GraphNode gn;
+  gn.name = node.name().empty() ? node.op_type() + "_" + std::to_string(k) : node.name();
+  gn.op_type = node_op(node);
+  gn.inputs.assign(node.input().begin(), node.input().end());
+  gn.outputs.assign(node.output().begin(), node.output().end());
+  gn.has_subgraph = has_graph_attribute(node);
+  if (gn.has_subgraph) {
+    std::unordered_set<std::string> seen(gn.inputs.begin(), gn.inputs.end());
+    for (const auto& r : reads)
+      if (seen.insert(r).second) gn.outer_inputs.push_back(r);
+    out.skipped_subgraphs.push_back(gn.name + " (" + gn.op_type + "): " + std::to_string(inner_nodes) +
+                                    " inner nodes not exposed");
+  }
+  for (const auto& o : node.output()) {
+    if (o.empty()) continue;
+    if (!elem_types.count(o))
+      if (const int32_t t = implied_elem_type(node, elem_types); t != 0) elem_types[o] = t;
+    NodeOutput no;
+    no.tensor = o;
+    no.node = gn.name;
+    no.op_type = gn.op_type;
+    no.order = k;
+    if (auto it = elem_types.find(o); it != elem_types.end())
+      no.dtype = dtype_from_onnx(it->second).value_or(DType::undefined);
+    if (auto it = types.declared.find(o); it != types.declared.end()) no.shape = static_shape(*it->second);
+    if (!no.shape)
+      if (auto it = types.guessed.find(o); it != types.guessed.end()) no.shape = static_shape(*it->second);
+    out.tensors.push_back(std::move(no));
+  }
+  out.nodes.push_back(std::move(gn));
+}
+
 }  // namespace
 
 const NodeOutput* GraphOutline::find_tensor(const std::string& name) const {
@@ -169,147 +350,19 @@ Result<ModelSurgery> ModelSurgery::open(const std::filesystem::path& path) {
   // inspect_model gives the precise diagnosis for unreadable or malformed files.
   PARITY_TRY(inspect_model(path));
   auto impl = std::make_unique<Impl>();
-  try {
-    PARITY_ASSIGN_OR_RETURN(bytes, detail::read_file(path, Stage::load_model, "model"));
-    if (!detail::parse_message(bytes, impl->model)) return bad(path.string() + ": not an ONNX model");
-  } catch (const std::bad_alloc&) {
-    return make_error(ErrorKind::oom, Stage::load_model, path.string() + ": out of memory parsing the model");
-  }
+  PARITY_TRY(parse_model(path, impl->model));
   onnx::GraphProto& g = *impl->model.mutable_graph();
-  GraphOutline& out = impl->outline;
+  outline_borders(g, impl->outline, impl->elem_types);
 
-  for (const auto& init : g.initializer()) {
-    out.initializers.insert(init.name());
-    impl->elem_types[init.name()] = init.data_type();
-  }
-  for (const auto& in : g.input()) {
-    impl->elem_types[in.name()] = elem_type_of(in);
-    if (!out.initializers.count(in.name())) out.graph_inputs.push_back(in.name());
-  }
-  for (const auto& o : g.output()) out.graph_outputs.push_back(o.name());
+  const NodeReads reads = collect_reads(g);
+  PARITY_ASSIGN_OR_RETURN(order, topological_order(g, reads.reads, path));
+  const NodeReads sorted = sort_nodes(g, order, reads);
 
-  // Kahn's algorithm, always taking the lowest original index that is ready, so an already
-  // sorted graph (the ONNX rule) keeps its order exactly.
-  const int n = g.node_size();
-  std::unordered_map<std::string, int> producer;
-  for (int i = 0; i < n; ++i)
-    for (const auto& o : g.node(i).output())
-      if (!o.empty()) producer[o] = i;
-  std::vector<std::vector<std::string>> reads(n);
-  std::vector<int> inner_counts(n, 0);
-  for (int i = 0; i < n; ++i) {
-    const auto& node = g.node(i);
-    for (const auto& in : node.input())
-      if (!in.empty()) reads[i].push_back(in);
-    for (const auto& a : node.attribute()) {
-      std::vector<std::string> outer;
-      if (a.has_g()) scan_subgraph(a.g(), {}, outer, inner_counts[i]);
-      for (const auto& sg : a.graphs()) scan_subgraph(sg, {}, outer, inner_counts[i]);
-      reads[i].insert(reads[i].end(), outer.begin(), outer.end());
-    }
-  }
-  std::vector<int> pending(n, 0);
-  std::vector<std::vector<int>> consumers(n);
-  for (int i = 0; i < n; ++i) {
-    std::unordered_set<int> deps;
-    for (const auto& r : reads[i])
-      if (auto it = producer.find(r); it != producer.end() && it->second != i) deps.insert(it->second);
-    pending[i] = static_cast<int>(deps.size());
-    for (int d : deps) consumers[d].push_back(i);
-  }
-  std::set<int> ready;
-  for (int i = 0; i < n; ++i)
-    if (pending[i] == 0) ready.insert(i);
-  std::vector<int> order;
-  while (!ready.empty()) {
-    const int i = *ready.begin();
-    ready.erase(ready.begin());
-    order.push_back(i);
-    for (int c : consumers[i])
-      if (--pending[c] == 0) ready.insert(c);
-  }
-  if (static_cast<int>(order.size()) != n)
-    return bad(path.string() + ": the graph has a cycle (" + std::to_string(n - order.size()) +
-                   " nodes never ready)",
-               "check the exporter; ONNX graphs must be acyclic");
-
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> sorted;
-  for (int i : order) *sorted.Add() = g.node(i);
-  std::vector<std::vector<std::string>> sorted_reads;
-  std::vector<int> sorted_inner;
-  for (int i : order) {
-    sorted_reads.push_back(reads[i]);
-    sorted_inner.push_back(inner_counts[i]);
-  }
-  g.mutable_node()->Swap(&sorted);
-
-  // Types: value_info and outputs first, then what shape inference adds on a scratch copy (it may
-  // throw on models newer than the library; then we simply know less).
-  std::unordered_map<std::string, const onnx::ValueInfoProto*> declared;
-  for (const auto& v : g.value_info()) declared[v.name()] = &v;
-  for (const auto& v : g.output()) declared[v.name()] = &v;
-  onnx::ModelProto inferred = impl->model;
-  try {
-    onnx::shape_inference::InferShapes(inferred);
-  } catch (const std::exception&) {
-    inferred.mutable_graph()->clear_value_info();
-  }
-  std::unordered_map<std::string, const onnx::ValueInfoProto*> guessed;
-  for (const auto& v : inferred.graph().value_info()) guessed[v.name()] = &v;
-  for (const auto& [name, v] : declared)
-    if (elem_type_of(*v) != 0) impl->elem_types[name] = elem_type_of(*v);
-  for (const auto& [name, v] : guessed)
-    if (elem_type_of(*v) != 0 && !impl->elem_types.count(name)) impl->elem_types[name] = elem_type_of(*v);
-
-  for (int k = 0; k < n; ++k) {
-    const auto& node = g.node(k);
-    GraphNode gn;
-    gn.name = node.name().empty() ? node.op_type() + "_" + std::to_string(k) : node.name();
-    gn.op_type = node_op(node);
-    gn.inputs.assign(node.input().begin(), node.input().end());
-    gn.outputs.assign(node.output().begin(), node.output().end());
-    gn.has_subgraph = has_graph_attribute(node);
-    if (gn.has_subgraph) {
-      std::unordered_set<std::string> seen(gn.inputs.begin(), gn.inputs.end());
-      for (const auto& r : sorted_reads[k])
-        if (seen.insert(r).second) gn.outer_inputs.push_back(r);
-      out.skipped_subgraphs.push_back(gn.name + " (" + gn.op_type + "): " + std::to_string(sorted_inner[k]) +
-                                      " inner nodes not exposed");
-    }
-    for (const auto& o : node.output()) {
-      if (o.empty()) continue;
-      if (!impl->elem_types.count(o)) {
-        // Last resort, so a graph typed only at its borders can still be exposed.
-        int32_t t = 0;
-        if (node.op_type() == "Cast") {
-          for (const auto& a : node.attribute())
-            if (a.name() == "to") t = static_cast<int32_t>(a.i());
-        } else if (node.op_type() == "DequantizeLinear" && node.input_size() > 1) {
-          t = impl->elem_types.count(node.input(1)) ? impl->elem_types[node.input(1)] : 0;
-        } else if (node.op_type() == "Shape" || node.op_type() == "Size" || node.op_type() == "ArgMax" ||
-                   node.op_type() == "ArgMin" || node.op_type() == "NonZero") {
-          t = static_cast<int32_t>(DType::int64);
-        } else if (preserves_type(node.op_type()) && node.input_size() > 0) {
-          const std::string& first =
-              node.op_type() == "Where" && node.input_size() > 1 ? node.input(1) : node.input(0);
-          if (auto it = impl->elem_types.find(first); it != impl->elem_types.end()) t = it->second;
-        }
-        if (t != 0) impl->elem_types[o] = t;
-      }
-      NodeOutput no;
-      no.tensor = o;
-      no.node = gn.name;
-      no.op_type = gn.op_type;
-      no.order = k;
-      if (auto it = impl->elem_types.find(o); it != impl->elem_types.end())
-        no.dtype = dtype_from_onnx(it->second).value_or(DType::undefined);
-      if (auto it = declared.find(o); it != declared.end()) no.shape = static_shape(*it->second);
-      if (!no.shape)
-        if (auto it = guessed.find(o); it != guessed.end()) no.shape = static_shape(*it->second);
-      out.tensors.push_back(std::move(no));
-    }
-    out.nodes.push_back(std::move(gn));
-  }
+  TypeSources types;
+  collect_types(impl->model, types, impl->elem_types);
+  for (int k = 0; k < g.node_size(); ++k)
+    outline_node(k, g.node(k), sorted.reads[k], sorted.inner_counts[k], types, impl->outline,
+                 impl->elem_types);
   return ModelSurgery(std::move(impl));
 }
 

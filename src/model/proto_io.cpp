@@ -84,6 +84,11 @@ struct PendingMessage {
   const pb::Descriptor* type;
 };
 
+// The first of `messages` (found intact by scan at `depth`) whose bytes do not parse on their own,
+// diagnosed one level deeper; none when all parse.
+WireProblem scan_nested(std::string_view bytes, const std::vector<PendingMessage>& messages,
+                        const std::string& path, int depth);
+
 // Walks the fields of one message in bytes[begin, end). At the top level (depth 0) running past the
 // end of input means truncation if everything so far looked like `type`; deeper, it is corruption.
 WireProblem scan(std::string_view bytes, std::size_t begin, std::size_t end, const pb::Descriptor& type,
@@ -159,6 +164,12 @@ WireProblem scan(std::string_view bytes, std::size_t begin, std::size_t end, con
   if (top && !wrong_wire.empty()) return {Kind::not_protobuf, path, wrong_wire};
 
   // Framing is intact here; find the first nested message that does not parse on its own.
+  return scan_nested(bytes, messages, path, depth);
+}
+
+WireProblem scan_nested(std::string_view bytes, const std::vector<PendingMessage>& messages,
+                        const std::string& path, int depth) {
+  using Kind = WireProblem::Kind;
   for (const PendingMessage& m : messages) {
     const pb::Message* prototype = pb::MessageFactory::generated_factory()->GetPrototype(m.type);
     if (!prototype) continue;

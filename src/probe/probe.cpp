@@ -108,14 +108,14 @@ Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DT
   return default_tolerance(dtype);
 }
 
-Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& progress) {
-  auto say = [&](const std::string& line) {
-    if (progress) progress(line);
-  };
-  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(options.model_path));
-  PARITY_ASSIGN_OR_RETURN(plan, plan_inputs(info, options.inputs));
+namespace {
 
-  // Reference first, then the noise backend, then every other backend once, in the order given.
+void say(const ProgressSink& progress, const std::string& line) {
+  if (progress) progress(line);
+}
+
+// Reference first, then the noise backend, then every other backend once, in the order given.
+Result<std::vector<backend::BackendSpec>> backend_order(const ProbeOptions& options) {
   std::vector<backend::BackendSpec> order{options.reference};
   std::set<std::string> labels{options.reference.label};
   if (options.noise_from) {
@@ -134,16 +134,185 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
                             "give the second one its own label: LABEL=EP:options");
     order.push_back(b);
   }
-  for (const auto& [name, tol] : options.output_tolerance)
-    if (std::none_of(info.outputs.begin(), info.outputs.end(), [&](const auto& o) { return o.name == name; }))
-      return bad_invocation("--tol names '" + name + "', which is not an output of the model");
+  return order;
+}
 
+// The test fault of each backend in `order`, from options.test_fault_env.
+Result<std::vector<std::optional<backend::TestFault>>> faults_for(
+    const ProbeOptions& options, const std::vector<backend::BackendSpec>& order) {
   std::vector<std::optional<backend::TestFault>> faults;
   for (const auto& b : order) {
     auto f = isolate::test_fault_for(options.test_fault_env, b.label);
     if (!f.ok()) return f.error();
     faults.push_back(*f);
   }
+  return faults;
+}
+
+// What the backends after the reference are judged against, gathered as the probe goes.
+struct ProbeState {
+  std::vector<std::vector<NamedTensor>> reference_outputs;  // per sample
+  // Per reference output: why it carries no signal in any sample ("" once one sample has one).
+  std::map<std::string, std::string> uninformative;
+  // Per sample: the noise backend's max_abs against the reference, per output.
+  std::vector<std::map<std::string, double>> noise;
+  std::optional<Error> reference_error;
+};
+
+// What one run (sample `s`) tells about its backend: versions, placement and the slowest times.
+void record_run(const backend::RunResult& result, std::size_t s, BackendReport& br) {
+  br.ort_version = result.runtime_version;
+  br.adapter = result.adapter;
+  br.nodes_on_backend = result.nodes_on_backend;
+  br.nodes_on_cpu = result.nodes_on_cpu;
+  br.create_ms = std::max(br.create_ms, result.create_ms);
+  br.run_ms = std::max(br.run_ms, result.run_ms);
+  if (s == 0) {
+    br.notes = result.notes;
+    br.properties = result.properties;
+  }
+}
+
+// --save-io: sample `s`'s outputs under the backend's label; the reference also writes the
+// inputs and its outputs at the top of the sample's folder.
+Status save_io(const std::filesystem::path& dir, const BackendReport& br, std::size_t s,
+               const std::vector<NamedTensor>& inputs, const std::vector<NamedTensor>& outputs) {
+  const auto set = dir / ("test_data_set_" + std::to_string(s));
+  if (br.is_reference) {
+    PARITY_TRY(save_tensors(set, "input_", inputs));
+    PARITY_TRY(save_tensors(set, "output_", outputs));
+  }
+  return save_tensors(set / br.name, "output_", outputs);
+}
+
+// Keeps the reference's outputs of sample `s`; the first sample also gives its report rows.
+void take_reference(const ProbeOptions& options, std::size_t s, backend::RunResult& result, ProbeState& state,
+                    std::vector<OutputReport>& worst) {
+  for (const auto& out : result.outputs) {
+    OutputReport r;
+    r.name = out.name;
+    r.dtype = out.tensor.dtype();
+    r.shape = out.tensor.shape();
+    r.stats = compute_stats(out.tensor);
+    r.reference_stats = r.stats;
+    r.tolerance = tolerance_for(options, out.name, out.tensor.dtype());
+    const std::string why = uninformative_reason(out.tensor, r.stats);
+    if (s == 0)
+      state.uninformative[out.name] = why;
+    else if (why.empty())
+      state.uninformative[out.name].clear();
+    if (s == 0) worst.push_back(std::move(r));
+  }
+  state.reference_outputs.push_back(std::move(result.outputs));
+}
+
+// Judges sample `s` of backend `bi` against the reference's; `worst` keeps the worst sample per
+// output. The noise backend (bi == 1 with --noise-from) records its max_abs as the others' floor.
+void compare_sample(const ProbeOptions& options, std::size_t bi, std::size_t s,
+                    const std::vector<NamedTensor>& outputs, ProbeState& state,
+                    std::vector<OutputReport>& worst) {
+  const auto& expected = state.reference_outputs[s];
+  auto& noise = state.noise;
+  for (std::size_t o = 0; o < expected.size(); ++o) {
+    const NamedTensor* actual = nullptr;
+    for (const auto& a : outputs)
+      if (a.name == expected[o].name) actual = &a;
+    std::optional<double> floor;
+    if (options.noise_from && bi > 1 && s < noise.size())
+      if (auto it = noise[s].find(expected[o].name); it != noise[s].end()) floor = it->second;
+    OutputReport r = judge_output(options, actual, expected[o], static_cast<int>(s), floor);
+    if (options.noise_from && bi == 1 && r.comparison) {
+      if (noise.size() <= s) noise.resize(s + 1);
+      noise[s][expected[o].name] = r.comparison->max_abs;
+    }
+    if (worst.size() <= o)
+      worst.push_back(std::move(r));
+    else if (worse_than(r, worst[o]))
+      worst[o] = std::move(r);
+  }
+}
+
+// The backend's status once every sample ran: a failed reference fails the rest, a mismatch in
+// any output is a mismatch, and a match on an output with no signal is inconclusive.
+void finish_backend(const ProbeOptions& options, ProbeState& state, std::vector<OutputReport> worst,
+                    BackendReport& br) {
+  if (br.is_reference && br.error) state.reference_error = br.error;
+  if (!br.error && !br.is_reference && state.reference_error) {
+    br.status = BackendStatus::error;
+    br.error =
+        make_error(ErrorKind::error, Stage::compare,
+                   "reference backend '" + options.reference.label + "' failed; nothing to compare against",
+                   "fix or change the reference (--reference)");
+    br.error->backend = br.name;
+  }
+  br.outputs = std::move(worst);
+  if (!br.error && std::any_of(br.outputs.begin(), br.outputs.end(),
+                               [](const auto& o) { return o.verdict == Verdict::mismatch; }))
+    br.status = BackendStatus::mismatch;
+  if (!br.is_reference && !br.error) {
+    for (auto& o : br.outputs)
+      if (o.verdict == Verdict::match) o.inconclusive = state.uninformative[o.name];
+    if (br.status == BackendStatus::ok && std::any_of(br.outputs.begin(), br.outputs.end(),
+                                                      [](const auto& o) { return !o.inconclusive.empty(); }))
+      br.status = BackendStatus::inconclusive;
+  }
+}
+
+// Runs backend `bi` of the order (0: the reference; 1: the noise backend with --noise-from) on
+// every sample, stopping at its first failed run.
+Result<BackendReport> probe_backend(const ProbeOptions& options, const InputPlan& plan,
+                                    const backend::BackendSpec& spec, std::size_t bi,
+                                    const std::optional<backend::TestFault>& fault,
+                                    isolate::BackendRunner& runner, ProbeState& state,
+                                    const ProgressSink& progress) {
+  BackendReport br;
+  br.name = spec.label;
+  br.ep = spec.ep;
+  br.is_reference = bi == 0;
+  br.is_noise = options.noise_from && bi == 1;
+  const bool noise_listed = br.is_noise && std::any_of(options.backends.begin(), options.backends.end(),
+                                                       [&](const auto& b) { return b.label == spec.label; });
+  if (noise_listed) br.is_noise = false;  // also a backend under test: it gates the exit status
+  std::vector<OutputReport> worst;
+  for (std::size_t s = 0; s < plan.samples.size(); ++s) {
+    say(progress, spec.label + ": sample " + std::to_string(s + 1) + "/" +
+                      std::to_string(plan.samples.size()) + " ...");
+    backend::RunRequest req;
+    req.model_path = options.model_path.string();
+    req.inputs = plan.samples[s];
+    isolate::WorkerLaunch launch{options.worker_exe, fault, {}};
+    auto run = runner.run(spec, req, options.limits, launch);
+    br.wall_ms += run.wall_ms;
+    if (!run.result.ok()) {
+      br.error = run.result.error();
+      br.status = status_from_error(*br.error);
+      br.worker_log = run.worker_log;
+      break;
+    }
+    auto& result = run.result.value();
+    record_run(result, s, br);
+    if (options.save_io) PARITY_TRY(save_io(*options.save_io, br, s, plan.samples[s], result.outputs));
+    if (br.is_reference) {
+      take_reference(options, s, result, state, worst);
+      continue;
+    }
+    if (state.reference_error) continue;
+    compare_sample(options, bi, s, result.outputs, state, worst);
+  }
+  finish_backend(options, state, std::move(worst), br);
+  return br;
+}
+
+}  // namespace
+
+Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& progress) {
+  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(options.model_path));
+  PARITY_ASSIGN_OR_RETURN(plan, plan_inputs(info, options.inputs));
+  PARITY_ASSIGN_OR_RETURN(order, backend_order(options));
+  for (const auto& [name, tol] : options.output_tolerance)
+    if (std::none_of(info.outputs.begin(), info.outputs.end(), [&](const auto& o) { return o.name == name; }))
+      return bad_invocation("--tol names '" + name + "', which is not an output of the model");
+  PARITY_ASSIGN_OR_RETURN(faults, faults_for(options, order));
 
   ProbeReport report;
   report.parity_version = std::string(kParityVersion);
@@ -156,119 +325,11 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
 
   std::unique_ptr<isolate::BackendRunner> own_runner;
   isolate::BackendRunner& runner = isolate::runner_or(options.runner, own_runner);
-  std::vector<std::vector<NamedTensor>> reference_outputs;  // per sample
-  // Per reference output: why it carries no signal in any sample ("" once one sample has one).
-  std::map<std::string, std::string> uninformative;
-  // Per sample: the noise backend's max_abs against the reference, per output.
-  std::vector<std::map<std::string, double>> noise;
-  std::optional<Error> reference_error;
+  ProbeState state;
   for (std::size_t bi = 0; bi < order.size() && !interrupted(); ++bi) {
-    const auto& spec = order[bi];
-    BackendReport br;
-    br.name = spec.label;
-    br.ep = spec.ep;
-    br.is_reference = bi == 0;
-    br.is_noise = options.noise_from && bi == 1;
-    const bool noise_listed =
-        br.is_noise && std::any_of(options.backends.begin(), options.backends.end(),
-                                   [&](const auto& b) { return b.label == spec.label; });
-    if (noise_listed) br.is_noise = false;  // also a backend under test: it gates the exit status
-    std::vector<OutputReport> worst;
-    for (std::size_t s = 0; s < plan.samples.size(); ++s) {
-      say(spec.label + ": sample " + std::to_string(s + 1) + "/" + std::to_string(plan.samples.size()) +
-          " ...");
-      backend::RunRequest req;
-      req.model_path = options.model_path.string();
-      req.inputs = plan.samples[s];
-      isolate::WorkerLaunch launch{options.worker_exe, faults[bi], {}};
-      auto run = runner.run(spec, req, options.limits, launch);
-      br.wall_ms += run.wall_ms;
-      if (!run.result.ok()) {
-        br.error = run.result.error();
-        br.status = status_from_error(*br.error);
-        br.worker_log = run.worker_log;
-        break;
-      }
-      auto& result = run.result.value();
-      br.ort_version = result.runtime_version;
-      br.adapter = result.adapter;
-      br.nodes_on_backend = result.nodes_on_backend;
-      br.nodes_on_cpu = result.nodes_on_cpu;
-      br.create_ms = std::max(br.create_ms, result.create_ms);
-      br.run_ms = std::max(br.run_ms, result.run_ms);
-      if (s == 0) {
-        br.notes = result.notes;
-        br.properties = result.properties;
-      }
-      if (options.save_io) {
-        const auto set = *options.save_io / ("test_data_set_" + std::to_string(s));
-        if (br.is_reference) {
-          PARITY_TRY(save_tensors(set, "input_", plan.samples[s]));
-          PARITY_TRY(save_tensors(set, "output_", result.outputs));
-        }
-        PARITY_TRY(save_tensors(set / spec.label, "output_", result.outputs));
-      }
-      if (br.is_reference) {
-        for (const auto& out : result.outputs) {
-          OutputReport r;
-          r.name = out.name;
-          r.dtype = out.tensor.dtype();
-          r.shape = out.tensor.shape();
-          r.stats = compute_stats(out.tensor);
-          r.reference_stats = r.stats;
-          r.tolerance = tolerance_for(options, out.name, out.tensor.dtype());
-          const std::string why = uninformative_reason(out.tensor, r.stats);
-          if (s == 0)
-            uninformative[out.name] = why;
-          else if (why.empty())
-            uninformative[out.name].clear();
-          if (s == 0) worst.push_back(std::move(r));
-        }
-        reference_outputs.push_back(std::move(result.outputs));
-        continue;
-      }
-      if (reference_error) continue;
-      const auto& expected = reference_outputs[s];
-      for (std::size_t o = 0; o < expected.size(); ++o) {
-        const NamedTensor* actual = nullptr;
-        for (const auto& a : result.outputs)
-          if (a.name == expected[o].name) actual = &a;
-        std::optional<double> floor;
-        if (!br.is_reference && options.noise_from && bi > 1 && s < noise.size())
-          if (auto it = noise[s].find(expected[o].name); it != noise[s].end()) floor = it->second;
-        OutputReport r = judge_output(options, actual, expected[o], static_cast<int>(s), floor);
-        if (options.noise_from && bi == 1 && r.comparison) {
-          if (noise.size() <= s) noise.resize(s + 1);
-          noise[s][expected[o].name] = r.comparison->max_abs;
-        }
-        if (worst.size() <= o)
-          worst.push_back(std::move(r));
-        else if (worse_than(r, worst[o]))
-          worst[o] = std::move(r);
-      }
-    }
-    if (br.is_reference && br.error) reference_error = br.error;
-    if (!br.error && !br.is_reference && reference_error) {
-      br.status = BackendStatus::error;
-      br.error =
-          make_error(ErrorKind::error, Stage::compare,
-                     "reference backend '" + options.reference.label + "' failed; nothing to compare against",
-                     "fix or change the reference (--reference)");
-      br.error->backend = br.name;
-    }
-    br.outputs = std::move(worst);
-    if (!br.error && std::any_of(br.outputs.begin(), br.outputs.end(),
-                                 [](const auto& o) { return o.verdict == Verdict::mismatch; }))
-      br.status = BackendStatus::mismatch;
-    if (!br.is_reference && !br.error) {
-      for (auto& o : br.outputs)
-        if (o.verdict == Verdict::match) o.inconclusive = uninformative[o.name];
-      if (br.status == BackendStatus::ok &&
-          std::any_of(br.outputs.begin(), br.outputs.end(),
-                      [](const auto& o) { return !o.inconclusive.empty(); }))
-        br.status = BackendStatus::inconclusive;
-    }
-    say(spec.label + ": " + std::string(to_string(br.status)) + " in " + fmt_ms(br.wall_ms));
+    PARITY_ASSIGN_OR_RETURN(br,
+                            probe_backend(options, plan, order[bi], bi, faults[bi], runner, state, progress));
+    say(progress, order[bi].label + ": " + std::string(to_string(br.status)) + " in " + fmt_ms(br.wall_ms));
     report.backends.push_back(std::move(br));
   }
   return report;

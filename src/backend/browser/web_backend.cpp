@@ -79,6 +79,52 @@ std::string join_strings(const std::vector<std::string>& list, const char* sep) 
   return out;
 }
 
+void record_adapter(const AdapterInfo& a, RunResult& result) {
+  result.adapter = describe_adapter(a);
+  result.properties.emplace_back("adapter.vendor", a.vendor);
+  result.properties.emplace_back("adapter.architecture", a.architecture);
+  result.properties.emplace_back("adapter.description", a.description);
+  result.properties.emplace_back("adapter.is_fallback", a.is_fallback ? "yes" : "no");
+  result.properties.emplace_back("adapter.features", join_strings(a.features, ","));
+  for (const auto& [name, value] : a.limits) result.properties.emplace_back("adapter.limits." + name, value);
+}
+
+// The page's uploaded outputs (`uploaded`, by output index) as tensors in `result`; every name in
+// `wanted` must be among them.
+Status read_outputs(const std::string& label, const RunReply& ran, const std::map<int, std::string>& uploaded,
+                    const std::vector<std::string>& wanted, RunResult& result) {
+  for (std::size_t i = 0; i < ran.outputs.size(); ++i) {
+    const OutputInfo& o = ran.outputs[i];
+    const std::string& name = o.name;
+    const auto dtype = dtype_from_name(o.type);
+    if (!dtype || !ort_web_takes(*dtype))
+      return web_error(label, ErrorKind::unavailable, Stage::read_output,
+                       "output '" + name + "' has type " + (o.type.empty() ? "?" : o.type) +
+                           ", which Parity cannot read back from onnxruntime-web",
+                       "use a native backend for this model");
+    auto it = uploaded.find(static_cast<int>(i));
+    if (it == uploaded.end())
+      return web_error(label, ErrorKind::internal, Stage::read_output,
+                       "output '" + name + "' was not uploaded by the page", "a bug in Parity's harness");
+    Shape shape = o.dims;
+    std::vector<std::byte> bytes(it->second.size());
+    if (!bytes.empty()) std::memcpy(bytes.data(), it->second.data(), bytes.size());
+    auto tensor = Tensor::from_bytes(*dtype, std::move(shape), std::move(bytes));
+    if (!tensor.ok())
+      return web_error(label, ErrorKind::error, Stage::read_output,
+                       "output '" + name + "': " + tensor.error().message,
+                       "onnxruntime-web returned a buffer that does not match the output's dims");
+    result.outputs.push_back({name, std::move(tensor).value()});
+  }
+  for (const auto& name : wanted)
+    if (std::none_of(result.outputs.begin(), result.outputs.end(),
+                     [&](const auto& t) { return t.name == name; }))
+      return web_error(label, ErrorKind::error, Stage::read_output,
+                       "onnxruntime-web returned no tensor for output '" + name + "'",
+                       "session.run() resolved without every requested output");
+  return ok_status();
+}
+
 }  // namespace
 
 WebBackend::WebBackend(BackendSpec spec, WebPathInfo path, BrowserPool& pool, WebRunControl control)
@@ -284,72 +330,108 @@ Result<RunResult> WebBackend::run(const RunRequest& request, const StageObserver
 
 Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& request,
                                          const StageObserver& enter, RunResult& result) {
-  ChromiumSession& chromium = host.chromium();
-  WebServer& server = host.server();
-  const std::string& label = spec_.label;
-
   if (host.browser_version.empty()) {
-    auto version =
-        chromium.command("Browser.getVersion", json::object(), seconds_left(), Stage::create_env, true);
+    auto version = host.chromium().command("Browser.getVersion", json::object(), seconds_left(),
+                                           Stage::create_env, true);
     if (version.ok()) host.browser_version = version->value("product", "");
   }
   result.properties.emplace_back("browser.version", host.browser_version);
 
   // --- load-library: the path's bundle from the chosen onnxruntime-web, one bundle per page.
   enter(Stage::load_library);
-  PARITY_ASSIGN_OR_RETURN(dist, [&]() -> Result<OrtWebDist> {
-    auto d = locate_ort_web(spec_.ort_web);
-    if (!d.ok()) d.error().backend = label;
-    return d;
-  }());
-  if (auto st = check_bundle(dist, path_); !st.ok()) {
+  PARITY_ASSIGN_OR_RETURN(dist, locate_bundle());
+  PARITY_TRY(load_page(host, request, dist, result));
+  record_page(host.page_info, dist, result);
+
+  // --- append-provider: the WebGPU adapter, and what the model needs from it.
+  enter(Stage::append_provider);
+  if (path_.uses_gpu) PARITY_TRY(check_adapter(host, request, result));
+
+  // --- create-session: from the model's bytes, with this backend's options.
+  enter(Stage::create_session);
+  PARITY_ASSIGN_OR_RETURN(created, create_session(host, request, result));
+
+  // --- run: inputs as raw bytes from the server, outputs POSTed back as raw bytes.
+  enter(Stage::run);
+  std::map<int, std::string> uploaded;
+  PARITY_ASSIGN_OR_RETURN(ran, run_session(host, request, uploaded, result));
+
+  // --- read-output: bytes back into tensors.
+  enter(Stage::read_output);
+  const std::vector<std::string>& wanted =
+      request.output_names.empty() ? created.output_names : request.output_names;
+  PARITY_TRY(read_outputs(spec_.label, ran, uploaded, wanted, result));
+  (void)call(host, "release", json::object(), Stage::read_output);
+  return std::move(result);
+}
+
+Result<OrtWebDist> WebBackend::locate_bundle() const {
+  auto dist = locate_ort_web(spec_.ort_web);
+  if (!dist.ok()) {
+    dist.error().backend = spec_.label;
+    return dist;
+  }
+  if (auto st = check_bundle(*dist, path_); !st.ok()) {
     Error e = st.error();
-    e.backend = label;
+    e.backend = spec_.label;
     return e;
   }
-  const std::string log_level = log_level_name();
+  return dist;
+}
+
+Status WebBackend::load_page(BrowserHost& host, const RunRequest& request, const OrtWebDist& dist,
+                             RunResult& result) {
+  WebServer& server = host.server();
   const std::string bundle_url = server.origin() + server.mount(dist.dist_dir) + std::string(path_.bundle);
   const std::string page_key = this->page_key();
   const bool page_reused = host.page_key == page_key && !control_.test_fault && !request.fresh;
   result.properties.emplace_back("page.reused", page_reused ? "yes" : "no");
-  if (!page_reused) {
-    const double load_s = now_s();
-    // A page that held a bundle is closed, not navigated: see ChromiumSession::replace_page.
-    if (!host.page_key.empty() || host.page_used) {
-      if (auto replaced = chromium.replace_page(seconds_left(), Stage::create_env); !replaced.ok()) {
-        Error e = replaced.error();
-        e.backend = label;
-        return after_lost_page(host, std::move(e));
-      }
-    }
-    host.page_used = true;
-    host.page_key.clear();
-    crash_if_asked(host, Stage::create_env);
-    if (auto nav = chromium.navigate(server.harness_url() + "?run=" + std::to_string(host.runs),
-                                     seconds_left(), Stage::run, &control_.stall);
-        !nav.ok()) {
-      Error e = nav.error();
-      e.backend = label;
-      e.stage = Stage::create_env;
+  if (page_reused) return ok_status();
+  const double load_s = now_s();
+  PARITY_TRY(open_harness(host));
+  const std::string warmup_url = server.publish_bytes(model::smoke_model_bytes());
+  auto loaded_r = ask(host, "load",
+                      {{"bundle", bundle_url},
+                       {"threads", spec_.intra_op_threads},
+                       {"log_level", log_level_name()},
+                       {"trace", trace_enabled()},
+                       {"warmup", {{"model_url", warmup_url}, {"ep", path_.ort_ep}}},
+                       {"fault", fault_for(Stage::load_library)}},
+                      Stage::load_library, decode_load);
+  server.withdraw(warmup_url);
+  PARITY_ASSIGN_OR_RETURN(loaded, std::move(loaded_r));
+  host.page_key = page_key;
+  host.page_info = loaded;
+  result.properties.emplace_back("page.settle_ms", std::to_string(std::lround(settle_page(host) * 1000)));
+  result.setup_ms += (now_s() - load_s) * 1000;
+  return ok_status();
+}
+
+Status WebBackend::open_harness(BrowserHost& host) {
+  ChromiumSession& chromium = host.chromium();
+  // A page that held a bundle is closed, not navigated: see ChromiumSession::replace_page.
+  if (!host.page_key.empty() || host.page_used) {
+    if (auto replaced = chromium.replace_page(seconds_left(), Stage::create_env); !replaced.ok()) {
+      Error e = replaced.error();
+      e.backend = spec_.label;
       return after_lost_page(host, std::move(e));
     }
-    const std::string warmup_url = server.publish_bytes(model::smoke_model_bytes());
-    auto loaded_r = ask(host, "load",
-                        {{"bundle", bundle_url},
-                         {"threads", spec_.intra_op_threads},
-                         {"log_level", log_level},
-                         {"trace", trace_enabled()},
-                         {"warmup", {{"model_url", warmup_url}, {"ep", path_.ort_ep}}},
-                         {"fault", fault_for(Stage::load_library)}},
-                        Stage::load_library, decode_load);
-    server.withdraw(warmup_url);
-    PARITY_ASSIGN_OR_RETURN(loaded, std::move(loaded_r));
-    host.page_key = page_key;
-    host.page_info = loaded;
-    result.properties.emplace_back("page.settle_ms", std::to_string(std::lround(settle_page(host) * 1000)));
-    result.setup_ms += (now_s() - load_s) * 1000;
   }
-  const LoadReply& page = host.page_info;
+  host.page_used = true;
+  host.page_key.clear();
+  crash_if_asked(host, Stage::create_env);
+  if (auto nav = chromium.navigate(host.server().harness_url() + "?run=" + std::to_string(host.runs),
+                                   seconds_left(), Stage::run, &control_.stall);
+      !nav.ok()) {
+    Error e = nav.error();
+    e.backend = spec_.label;
+    e.stage = Stage::create_env;
+    return after_lost_page(host, std::move(e));
+  }
+  return ok_status();
+}
+
+void WebBackend::record_page(const LoadReply& page, const OrtWebDist& dist, RunResult& result) const {
   result.runtime_version = page.version.empty() ? dist.version : page.version;
   result.properties.emplace_back("ort_web.version", result.runtime_version);
   result.properties.emplace_back("ort_web.dist", dist.dist_dir);
@@ -362,47 +444,60 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   if (!page.isolated)
     result.notes.push_back(
         "the page is not cross-origin isolated: onnxruntime-web runs wasm single-threaded");
+}
 
-  // --- append-provider: the WebGPU adapter, and what the model needs from it.
-  enter(Stage::append_provider);
-  if (path_.uses_gpu) {
-    PARITY_ASSIGN_OR_RETURN(gpu, ask(host, "adapter", {{"fault", fault_for(Stage::append_provider)}},
-                                     Stage::append_provider, decode_adapter));
-    if (!gpu.gpu)
-      return web_error(label, ErrorKind::unavailable, Stage::append_provider,
-                       "this Chromium exposes no navigator.gpu (WebGPU is off)",
-                       "Parity passes --enable-unsafe-webgpu; a custom --chromium may need more flags");
-    if (!gpu.adapter)
-      return web_error(label, ErrorKind::unavailable, Stage::append_provider,
-                       "navigator.gpu.requestAdapter() returned null: no WebGPU adapter",
-                       "without a GPU Chromium uses SwiftShader; on a GPU machine pass Vulkan flags with "
-                       "--chromium-flag (docs/browser.md)");
-    const AdapterInfo& a = *gpu.adapter;
-    result.adapter = describe_adapter(a);
-    result.properties.emplace_back("adapter.vendor", a.vendor);
-    result.properties.emplace_back("adapter.architecture", a.architecture);
-    result.properties.emplace_back("adapter.description", a.description);
-    result.properties.emplace_back("adapter.is_fallback", a.is_fallback ? "yes" : "no");
-    result.properties.emplace_back("adapter.features", join_strings(a.features, ","));
-    for (const auto& [name, value] : a.limits)
-      result.properties.emplace_back("adapter.limits." + name, value);
-    const bool has_f16 = a.has_feature("shader-f16");
-    if (spec_.check_features && !has_f16) {
-      PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(request.model_path));
-      if (info.element_types.count(DType::float16))
-        return web_error(
-            label, ErrorKind::unavailable, Stage::append_provider,
-            "the model uses float16 tensors and this WebGPU adapter (" + result.adapter +
-                ") has no 'shader-f16' feature: onnxruntime-web cannot run fp16 kernels on it (web-jsep "
-                "computes zeros, its shaders failing WebGPU validation; web-webgpu fails at run)",
-            "the adapter lacks a feature this model needs (shader-f16): run it on web-wasm, export an fp32 "
-            "model, or use a GPU whose adapter offers shader-f16; "
-            "check=off skips this check to see what onnxruntime-web does");
-    }
-  }
+Status WebBackend::check_adapter(BrowserHost& host, const RunRequest& request, RunResult& result) {
+  const std::string& label = spec_.label;
+  PARITY_ASSIGN_OR_RETURN(gpu, ask(host, "adapter", {{"fault", fault_for(Stage::append_provider)}},
+                                   Stage::append_provider, decode_adapter));
+  if (!gpu.gpu)
+    return web_error(label, ErrorKind::unavailable, Stage::append_provider,
+                     "this Chromium exposes no navigator.gpu (WebGPU is off)",
+                     "Parity passes --enable-unsafe-webgpu; a custom --chromium may need more flags");
+  if (!gpu.adapter)
+    return web_error(label, ErrorKind::unavailable, Stage::append_provider,
+                     "navigator.gpu.requestAdapter() returned null: no WebGPU adapter",
+                     "without a GPU Chromium uses SwiftShader; on a GPU machine pass Vulkan flags with "
+                     "--chromium-flag (docs/browser.md)");
+  const AdapterInfo& a = *gpu.adapter;
+  record_adapter(a, result);
+  if (!spec_.check_features || a.has_feature("shader-f16")) return ok_status();
+  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(request.model_path));
+  if (info.element_types.count(DType::float16))
+    return web_error(
+        label, ErrorKind::unavailable, Stage::append_provider,
+        "the model uses float16 tensors and this WebGPU adapter (" + result.adapter +
+            ") has no 'shader-f16' feature: onnxruntime-web cannot run fp16 kernels on it (web-jsep "
+            "computes zeros, its shaders failing WebGPU validation; web-webgpu fails at run)",
+        "the adapter lacks a feature this model needs (shader-f16): run it on web-wasm, export an fp32 "
+        "model, or use a GPU whose adapter offers shader-f16; "
+        "check=off skips this check to see what onnxruntime-web does");
+  return ok_status();
+}
 
-  // --- create-session: from the model's bytes, with this backend's options.
-  enter(Stage::create_session);
+Result<CreateReply> WebBackend::create_session(BrowserHost& host, const RunRequest& request,
+                                               RunResult& result) {
+  WebServer& server = host.server();
+  const std::string model_url = server.publish_file(request.model_path);
+  auto created_r = ask(
+      host, "create",
+      {{"model_url", model_url}, {"options", session_options()}, {"fault", fault_for(Stage::create_session)}},
+      Stage::create_session, decode_create);
+  server.withdraw(model_url);
+  PARITY_ASSIGN_OR_RETURN(created, std::move(created_r));
+  result.create_ms = created.create_ms;
+  record_placement(created, result);
+  if (created.device_f16)
+    result.properties.emplace_back("device.shader_f16", *created.device_f16 ? "yes" : "no");
+  if (const auto& v = created.validation; !v.empty())
+    return web_error(spec_.label, ErrorKind::error, Stage::create_session,
+                     "WebGPU reported " + std::to_string(v.size()) +
+                         " validation error(s) while creating the session: " + first_line(v[0]),
+                     "the backend produced invalid GPU work; outputs are not trustworthy");
+  return created;
+}
+
+json WebBackend::session_options() const {
   json ep = path_.ort_ep;
   if (path_.uses_gpu || !spec_.provider_options.empty()) {
     ep = {{"name", path_.ort_ep}};
@@ -414,73 +509,48 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   if (!spec_.allow_fallback && path_.uses_gpu) session_config["session.disable_cpu_ep_fallback"] = "1";
   json options = {{"executionProviders", json::array({ep})},
                   {"graphOptimizationLevel", spec_.opt_level},
-                  {"logSeverityLevel", spec_.count_nodes ? 0 : severity_of(log_level)},
+                  {"logSeverityLevel", spec_.count_nodes ? 0 : severity_of(log_level_name())},
                   {"logVerbosityLevel", 0}};
   // onnxruntime-web joins nested `extra` keys with dots into session config entries, so full
   // ORT keys ("session.disable_cpu_ep_fallback") go at its top level; under "session" they would
   // become "session.session.*" and be ignored without a word.
   if (!session_config.empty()) options["extra"] = session_config;
-  const std::string model_url = server.publish_file(request.model_path);
-  auto created_r =
-      ask(host, "create",
-          {{"model_url", model_url}, {"options", options}, {"fault", fault_for(Stage::create_session)}},
-          Stage::create_session, decode_create);
-  server.withdraw(model_url);
-  PARITY_ASSIGN_OR_RETURN(created, std::move(created_r));
-  result.create_ms = created.create_ms;
+  return options;
+}
+
+void WebBackend::record_placement(const CreateReply& created, RunResult& result) const {
   std::map<std::string, int64_t> placed;
   for (const auto& p : created.placement.value_or(std::vector<PlacedNodes>{})) placed[p.ep] += p.nodes;
   if (created.placement && placed.empty()) {  // every node folded away at session creation
     result.nodes_on_backend = 0;
     result.nodes_on_cpu = 0;
   }
-  if (!placed.empty()) {
-    std::string text;
-    int64_t on_cpu = 0, on_gpu = 0;
-    for (const auto& [name, n] : placed) {
-      text += (text.empty() ? "" : ",") + name + ":" + std::to_string(n);
-      (name == "CPUExecutionProvider" ? on_cpu : on_gpu) += n;
-    }
-    result.properties.emplace_back("placement", text);
-    result.nodes_on_backend = path_.uses_gpu ? on_gpu : on_cpu;
-    result.nodes_on_cpu = path_.uses_gpu ? on_cpu : 0;
-    if (path_.uses_gpu && on_gpu > 0 && !placed.count(std::string(path_.provider))) {
-      std::string ran;
-      for (const auto& [name, n] : placed)
-        if (name != "CPUExecutionProvider") ran += (ran.empty() ? "" : ", ") + name;
-      result.notes.push_back("onnxruntime-web " + result.runtime_version + "'s " + std::string(path_.bundle) +
-                             " ran " + ran + ", not " + std::string(path_.provider) +
-                             " (this release predates that path)");
-    }
+  if (placed.empty()) return;
+  std::string text;
+  int64_t on_cpu = 0, on_gpu = 0;
+  for (const auto& [name, n] : placed) {
+    text += (text.empty() ? "" : ",") + name + ":" + std::to_string(n);
+    (name == "CPUExecutionProvider" ? on_cpu : on_gpu) += n;
   }
-  if (created.device_f16)
-    result.properties.emplace_back("device.shader_f16", *created.device_f16 ? "yes" : "no");
-  if (const auto& v = created.validation; !v.empty())
-    return web_error(label, ErrorKind::error, Stage::create_session,
-                     "WebGPU reported " + std::to_string(v.size()) +
-                         " validation error(s) while creating the session: " + first_line(v[0]),
-                     "the backend produced invalid GPU work; outputs are not trustworthy");
+  result.properties.emplace_back("placement", text);
+  result.nodes_on_backend = path_.uses_gpu ? on_gpu : on_cpu;
+  result.nodes_on_cpu = path_.uses_gpu ? on_cpu : 0;
+  if (path_.uses_gpu && on_gpu > 0 && !placed.count(std::string(path_.provider))) {
+    std::string ran;
+    for (const auto& [name, n] : placed)
+      if (name != "CPUExecutionProvider") ran += (ran.empty() ? "" : ", ") + name;
+    result.notes.push_back("onnxruntime-web " + result.runtime_version + "'s " + std::string(path_.bundle) +
+                           " ran " + ran + ", not " + std::string(path_.provider) +
+                           " (this release predates that path)");
+  }
+}
 
-  // --- run: inputs as raw bytes from the server, outputs POSTed back as raw bytes.
-  enter(Stage::run);
-  json inputs = json::array();
+Result<RunReply> WebBackend::run_session(BrowserHost& host, const RunRequest& request,
+                                         std::map<int, std::string>& uploaded, RunResult& result) {
+  const std::string& label = spec_.label;
+  WebServer& server = host.server();
   std::vector<std::string> published;
-  for (const auto& in : request.inputs) {
-    if (!ort_web_takes(in.tensor.dtype())) {
-      for (const auto& url : published) server.withdraw(url);
-      return web_error(label, ErrorKind::unavailable, Stage::prepare_inputs,
-                       "input '" + in.name + "' is " + std::string(dtype_name(in.tensor.dtype())) +
-                           ", which onnxruntime-web's Tensor does not take",
-                       "use a native backend for this model");
-    }
-    const auto bytes = in.tensor.bytes();
-    published.push_back(
-        server.publish_bytes(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
-    inputs.push_back({{"name", in.name},
-                      {"type", std::string(dtype_name(in.tensor.dtype()))},
-                      {"dims", in.tensor.shape()},
-                      {"url", published.back()}});
-  }
+  PARITY_ASSIGN_OR_RETURN(inputs, publish_inputs(server, request, published));
   const std::string slot = server.open_slot();
   auto ran_r = ask(
       host, "run",
@@ -491,7 +561,7 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
        {"fault", fault_for(Stage::run).is_null() ? fault_for(Stage::read_output) : fault_for(Stage::run)}},
       Stage::run, decode_run);
   for (const auto& url : published) server.withdraw(url);
-  std::map<int, std::string> uploaded = server.take_slot(slot);
+  uploaded = server.take_slot(slot);
   PARITY_ASSIGN_OR_RETURN(ran, std::move(ran_r));
   result.run_ms = ran.run_ms;
   if (const auto& v = ran.validation; !v.empty())
@@ -506,42 +576,29 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
                      "the WebGPU device was lost during the run (" + *lost + ")",
                      "a GPU process crash or driver reset; results after it are not trustworthy");
   }
+  return ran;
+}
 
-  // --- read-output: bytes back into tensors.
-  enter(Stage::read_output);
-  for (std::size_t i = 0; i < ran.outputs.size(); ++i) {
-    const OutputInfo& o = ran.outputs[i];
-    const std::string& name = o.name;
-    const auto dtype = dtype_from_name(o.type);
-    if (!dtype || !ort_web_takes(*dtype))
-      return web_error(label, ErrorKind::unavailable, Stage::read_output,
-                       "output '" + name + "' has type " + (o.type.empty() ? "?" : o.type) +
-                           ", which Parity cannot read back from onnxruntime-web",
+Result<json> WebBackend::publish_inputs(WebServer& server, const RunRequest& request,
+                                        std::vector<std::string>& published) const {
+  json inputs = json::array();
+  for (const auto& in : request.inputs) {
+    if (!ort_web_takes(in.tensor.dtype())) {
+      for (const auto& url : published) server.withdraw(url);
+      return web_error(spec_.label, ErrorKind::unavailable, Stage::prepare_inputs,
+                       "input '" + in.name + "' is " + std::string(dtype_name(in.tensor.dtype())) +
+                           ", which onnxruntime-web's Tensor does not take",
                        "use a native backend for this model");
-    auto it = uploaded.find(static_cast<int>(i));
-    if (it == uploaded.end())
-      return web_error(label, ErrorKind::internal, Stage::read_output,
-                       "output '" + name + "' was not uploaded by the page", "a bug in Parity's harness");
-    Shape shape = o.dims;
-    std::vector<std::byte> bytes(it->second.size());
-    if (!bytes.empty()) std::memcpy(bytes.data(), it->second.data(), bytes.size());
-    auto tensor = Tensor::from_bytes(*dtype, std::move(shape), std::move(bytes));
-    if (!tensor.ok())
-      return web_error(label, ErrorKind::error, Stage::read_output,
-                       "output '" + name + "': " + tensor.error().message,
-                       "onnxruntime-web returned a buffer that does not match the output's dims");
-    result.outputs.push_back({name, std::move(tensor).value()});
+    }
+    const auto bytes = in.tensor.bytes();
+    published.push_back(
+        server.publish_bytes(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())));
+    inputs.push_back({{"name", in.name},
+                      {"type", std::string(dtype_name(in.tensor.dtype()))},
+                      {"dims", in.tensor.shape()},
+                      {"url", published.back()}});
   }
-  std::vector<std::string> wanted = request.output_names;
-  if (wanted.empty()) wanted = created.output_names;
-  for (const auto& name : wanted)
-    if (std::none_of(result.outputs.begin(), result.outputs.end(),
-                     [&](const auto& t) { return t.name == name; }))
-      return web_error(label, ErrorKind::error, Stage::read_output,
-                       "onnxruntime-web returned no tensor for output '" + name + "'",
-                       "session.run() resolved without every requested output");
-  (void)call(host, "release", json::object(), Stage::read_output);
-  return std::move(result);
+  return inputs;
 }
 
 Result<std::unique_ptr<WebBackend>> make_web_backend(const BackendSpec& spec, BrowserPool& pool,

@@ -13,9 +13,11 @@
 // error's message says which of the two happened.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "backend/browser/browser_pool.h"
@@ -48,6 +50,29 @@ class WebBackend final : public Backend {
  private:
   Result<RunResult> run_leased(BrowserHost& host, const RunRequest& request, const StageObserver& observe,
                                RunResult& result);
+  // run_leased's stages, in order. Each fills `result` as it goes and returns an Error with this
+  // backend's label; the caller has entered the stage already.
+  // The chosen onnxruntime-web, checked to hold this path's bundle.
+  Result<OrtWebDist> locate_bundle() const;
+  // Gives `host` a page holding the bundle: the one it has when that matches (page.reused), else a
+  // fresh harness page, loaded and settled (its time goes to result.setup_ms).
+  Status load_page(BrowserHost& host, const RunRequest& request, const OrtWebDist& dist, RunResult& result);
+  // Replaces a used page and navigates to the harness; a lost page goes through after_lost_page.
+  Status open_harness(BrowserHost& host);
+  void record_page(const LoadReply& page, const OrtWebDist& dist, RunResult& result) const;
+  // The WebGPU adapter, recorded in `result`; refuses a float16 model on one without shader-f16.
+  Status check_adapter(BrowserHost& host, const RunRequest& request, RunResult& result);
+  Result<CreateReply> create_session(BrowserHost& host, const RunRequest& request, RunResult& result);
+  // The options object of the page's create(), as onnxruntime-web's InferenceSession takes it.
+  nlohmann::json session_options() const;
+  void record_placement(const CreateReply& created, RunResult& result) const;
+  // Runs the session; `uploaded` receives the outputs the page POSTed back, by output index.
+  Result<RunReply> run_session(BrowserHost& host, const RunRequest& request,
+                               std::map<int, std::string>& uploaded, RunResult& result);
+  // Publishes each input's bytes on `server` (URLs appended to `published`, all withdrawn again if
+  // one input cannot be sent) and returns the page's list of them.
+  Result<nlohmann::json> publish_inputs(WebServer& server, const RunRequest& request,
+                                        std::vector<std::string>& published) const;
   Result<nlohmann::json> call(BrowserHost& host, const std::string& function, const nlohmann::json& args,
                               Stage stage);
   // call() and then `decode` (page_reply.h) on its body; a malformed body, like a malformed

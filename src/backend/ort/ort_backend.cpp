@@ -76,6 +76,18 @@ struct SessionState {
   Owned<OrtSession> session;
 };
 
+// What one Run reads and writes, kept until its outputs are read. Declared after SessionState, so
+// released before the session; the input values are declared after the buffers they wrap.
+struct RunIo {
+  OrtAllocator* allocator = nullptr;  // ORT's default allocator, borrowed once per run
+  Owned<OrtMemoryInfo> cpu_memory;
+  InputBuffers buffers;
+  std::vector<Owned<OrtValue>> inputs;
+  std::vector<std::string> output_names;
+  std::vector<Owned<OrtValue>> outputs;  // one per output name after a Run
+  AllocatedString profile_file;          // set when the first Run was profiled
+};
+
 class OrtBackend final : public Backend {
  public:
   OrtBackend(BackendSpec spec, OrtBackendSeams seams) : spec_(std::move(spec)), seams_(seams) {}
@@ -132,6 +144,38 @@ class OrtBackend final : public Backend {
     // --- create_env
     enter(Stage::create_env);
     const std::string ep = normalize_ep(spec_.ep);
+    PARITY_TRY(create_env(guard, ep, state, profile_dir, result));
+
+    // --- append_provider
+    enter(Stage::append_provider);
+    PARITY_ASSIGN_OR_RETURN(provider_name, choose_provider(guard, state.options.get(), ep, *lib, result));
+
+    // --- create_session
+    enter(Stage::create_session);
+    const auto create_start = Clock::now();
+    PARITY_ASSIGN_OR_RETURN(session, guard.create<OrtSession>("CreateSession", [&](OrtSession** out) {
+      return api->CreateSession(state.env.get(), request.model_path.c_str(), state.options.get(), out);
+    }));
+    result.create_ms = ms_since(create_start);
+    state.session = std::move(session);
+
+    // --- run
+    enter(Stage::run);
+    RunIo io;
+    PARITY_TRY(prepare_run(guard, state.session.get(), request, io));
+    PARITY_TRY(run_session(guard, state.session.get(), request, profile_dir.has_value(), io, result));
+
+    // --- read_output
+    enter(Stage::read_output);
+    PARITY_TRY(read_outputs(guard, io, provider_name, result));
+    return result;
+  }
+
+  // The env and session options: CreateEnv, then every session setting the spec asks for.
+  // `profile_dir` is made here when node counting needs ORT's profile.
+  Status create_env(OrtGuard& guard, const std::string& ep, SessionState& state,
+                    std::optional<ScratchDir>& profile_dir, RunResult& result) {
+    const OrtApi* api = guard.api();
     if (ep == "webgpu") {
       // Must precede CreateEnv: Dawn's instance, and with it the Vulkan driver, is bound to the env.
       PARITY_ASSIGN_OR_RETURN(choice, select_webgpu_adapter(spec_.webgpu_adapter));
@@ -154,7 +198,13 @@ class OrtBackend final : public Backend {
           return api->CreateSessionOptions(out);
         }));
     state.options = std::move(options);
-    OrtSessionOptions* so = state.options.get();
+    return configure_options(guard, state.options.get(), ep, level, profile_dir, result);
+  }
+
+  Status configure_options(OrtGuard& guard, OrtSessionOptions* so, const std::string& ep,
+                           GraphOptimizationLevel level, std::optional<ScratchDir>& profile_dir,
+                           RunResult& result) {
+    const OrtApi* api = guard.api();
     PARITY_TRY(guard.call("SetSessionGraphOptimizationLevel",
                           [&] { return api->SetSessionGraphOptimizationLevel(so, level); }));
     if (spec_.intra_op_threads > 0)
@@ -180,9 +230,12 @@ class OrtBackend final : public Backend {
       const std::string prefix = (profile_dir->path() / "ort_profile").string();
       PARITY_TRY(guard.call("EnableProfiling", [&] { return api->EnableProfiling(so, prefix.c_str()); }));
     }
+    return ok_status();
+  }
 
-    // --- append_provider
-    enter(Stage::append_provider);
+  // Finds the library's provider for `ep` and appends it to `so`; its full ORT name.
+  Result<std::string> choose_provider(OrtGuard& guard, OrtSessionOptions* so, const std::string& ep,
+                                      const OrtLibrary& lib, const RunResult& result) {
     PARITY_ASSIGN_OR_RETURN(providers, available_providers(guard));
     std::vector<std::string> available;
     std::string provider_name;
@@ -192,8 +245,8 @@ class OrtBackend final : public Backend {
     }
     if (provider_name.empty())
       return guard.error(ErrorKind::unavailable,
-                         "EP '" + spec_.ep + "' is not available in ONNX Runtime " + lib->version,
-                         "available in " + lib->path + ": " + join(available));
+                         "EP '" + spec_.ep + "' is not available in ONNX Runtime " + lib.version,
+                         "available in " + lib.path + ": " + join(available));
     Status appended = append_provider(guard, so, ep, provider_name);
     if (!appended.ok()) {
       Error e = appended.error();
@@ -201,43 +254,45 @@ class OrtBackend final : public Backend {
         e.hint += (e.hint.empty() ? "" : "; ") + std::string("Vulkan device: ") + result.adapter;
       return e;
     }
+    return provider_name;
+  }
 
-    // --- create_session
-    enter(Stage::create_session);
-    const auto create_start = Clock::now();
-    PARITY_ASSIGN_OR_RETURN(session, guard.create<OrtSession>("CreateSession", [&](OrtSession** out) {
-      return api->CreateSession(state.env.get(), request.model_path.c_str(), so, out);
-    }));
-    result.create_ms = ms_since(create_start);
-    state.session = std::move(session);
-    OrtSession* sess = state.session.get();
-
-    // --- run
-    enter(Stage::run);
+  // The allocator, output names and input values of a Run, into `io`.
+  Status prepare_run(OrtGuard& guard, OrtSession* sess, const RunRequest& request, RunIo& io) {
+    const OrtApi* api = guard.api();
     PARITY_ASSIGN_OR_RETURN(
         allocator, guard.borrow<OrtAllocator>("GetAllocatorWithDefaultOptions", [&](OrtAllocator** out) {
           return api->GetAllocatorWithDefaultOptions(out);
         }));
+    io.allocator = allocator;
     PARITY_ASSIGN_OR_RETURN(output_names, resolve_output_names(guard, sess, allocator, request.output_names));
+    io.output_names = std::move(output_names);
     PARITY_ASSIGN_OR_RETURN(cpu_memory,
                             guard.create<OrtMemoryInfo>("CreateCpuMemoryInfo", [&](OrtMemoryInfo** out) {
                               return api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, out);
                             }));
-    InputBuffers buffers;
-    std::vector<Owned<OrtValue>> inputs;
+    io.cpu_memory = std::move(cpu_memory);
+    for (const NamedTensor& input : request.inputs) {
+      PARITY_ASSIGN_OR_RETURN(value,
+                              make_input_value(guard, io.cpu_memory.get(), allocator, input, io.buffers));
+      io.inputs.push_back(std::move(value));
+    }
+    return ok_status();
+  }
+
+  // The warm-up runs and the measured one (the last); the first is profiled when `profile`.
+  Status run_session(OrtGuard& guard, OrtSession* sess, const RunRequest& request, bool profile, RunIo& io,
+                     RunResult& result) {
+    const OrtApi* api = guard.api();
     std::vector<const OrtValue*> input_ptrs;
     std::vector<const char*> input_names;
-    for (const NamedTensor& input : request.inputs) {
-      PARITY_ASSIGN_OR_RETURN(value, make_input_value(guard, cpu_memory.get(), allocator, input, buffers));
-      input_ptrs.push_back(value.get());
-      input_names.push_back(input.name.c_str());
-      inputs.push_back(std::move(value));
+    for (std::size_t i = 0; i < io.inputs.size(); ++i) {
+      input_ptrs.push_back(io.inputs[i].get());
+      input_names.push_back(request.inputs[i].name.c_str());
     }
     std::vector<const char*> output_cnames;
-    for (const std::string& n : output_names) output_cnames.push_back(n.c_str());
+    for (const std::string& n : io.output_names) output_cnames.push_back(n.c_str());
 
-    std::vector<Owned<OrtValue>> outputs;
-    AllocatedString profile_file;
     const int total_runs = 1 + std::max(0, request.warmup_runs);
     for (int i = 0; i < total_runs; ++i) {
       std::vector<OrtValue*> raw(output_cnames.size(), nullptr);
@@ -247,40 +302,42 @@ class OrtBackend final : public Backend {
                         output_cnames.data(), output_cnames.size(), raw.data());
       });
       result.run_ms = ms_since(run_start);
-      outputs.clear();
-      for (OrtValue* v : raw) outputs.emplace_back(v, Releaser<OrtValue>{api});  // owned before the check
+      io.outputs.clear();
+      for (OrtValue* v : raw) io.outputs.emplace_back(v, Releaser<OrtValue>{api});  // owned before the check
       PARITY_TRY(ran);
       // Only the first run is profiled, so warm-up runs keep the measured one free of its cost.
-      if (i == 0 && profile_dir) {
-        PARITY_ASSIGN_OR_RETURN(file, guard.create_string("SessionEndProfiling", allocator, [&](char** out) {
-          return api->SessionEndProfiling(sess, allocator, out);
-        }));
-        profile_file = std::move(file);
+      if (i == 0 && profile) {
+        PARITY_ASSIGN_OR_RETURN(file,
+                                guard.create_string("SessionEndProfiling", io.allocator, [&](char** out) {
+                                  return api->SessionEndProfiling(sess, io.allocator, out);
+                                }));
+        io.profile_file = std::move(file);
         if (total_runs == 1)
           result.notes.push_back("run_ms includes profiling (count_nodes without warm-up runs)");
       }
     }
+    return ok_status();
+  }
 
-    // --- read_output
-    enter(Stage::read_output);
-    for (std::size_t i = 0; i < output_names.size(); ++i) {
-      PARITY_ASSIGN_OR_RETURN(tensor, read_output_value(guard, output_names[i], outputs[i].get()));
-      result.outputs.push_back({output_names[i], std::move(tensor)});
+  // The outputs as tensors, and node counts from the profile when there is one.
+  Status read_outputs(OrtGuard& guard, const RunIo& io, const std::string& provider_name, RunResult& result) {
+    for (std::size_t i = 0; i < io.output_names.size(); ++i) {
+      PARITY_ASSIGN_OR_RETURN(tensor, read_output_value(guard, io.output_names[i], io.outputs[i].get()));
+      result.outputs.push_back({io.output_names[i], std::move(tensor)});
     }
-    if (profile_file) {
-      auto counts = read_profile_file(profile_file.get());
-      if (counts.ok()) {
-        auto count_of = [&](const std::string& name) {
-          auto it = counts->find(name);
-          return it == counts->end() ? int64_t{0} : it->second;
-        };
-        result.nodes_on_backend = count_of(provider_name);
-        result.nodes_on_cpu = count_of("CPUExecutionProvider");
-      } else {
-        result.notes.push_back("node counts unknown: " + counts.error().message);
-      }
+    if (!io.profile_file) return ok_status();
+    auto counts = read_profile_file(io.profile_file.get());
+    if (counts.ok()) {
+      auto count_of = [&](const std::string& name) {
+        auto it = counts->find(name);
+        return it == counts->end() ? int64_t{0} : it->second;
+      };
+      result.nodes_on_backend = count_of(provider_name);
+      result.nodes_on_cpu = count_of("CPUExecutionProvider");
+    } else {
+      result.notes.push_back("node counts unknown: " + counts.error().message);
     }
-    return result;
+    return ok_status();
   }
 
   Status append_provider(OrtGuard& guard, OrtSessionOptions* so, const std::string& ep,
