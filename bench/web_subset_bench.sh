@@ -16,7 +16,8 @@
 # kernel's shaders on first use). Its row says "over 5x in session.run, busy". Time outside
 # session.run (fetches, uploads, session creation, the protocol) must stay under 5x the median
 # whatever the CPU did: that is where the stalls of issue 11 sat, with V8 busy compiling. The
-# script exits 1 on a timeout or any other run over 5x the median, so CI-like use can gate on it.
+# script exits 1 on a timeout, any other run over 5x the median, or a recorded state that did not
+# hold (conformance --expect failed), so CI-like use can gate on it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -37,13 +38,15 @@ printf '%-5s %7s %7s %5s %5s %9s %9s %-44s %6s %5s %s\n' jobs wall_s cpu_s runs 
 for j in "${jobs[@]}"; do
   t0=$(date +%s%3N)
   c0=$(busy_jiffies)
+  rc=0
   "$parity" conformance --expect "$expect" --backends web-wasm,web-jsep,web-webgpu --jobs "$j" -q \
-    --json "$tmp/r$j.json" >"$tmp/log$j" 2>&1 || true
+    --json "$tmp/r$j.json" >"$tmp/log$j" 2>&1 || rc=$?
   c1=$(busy_jiffies)
   t1=$(date +%s%3N)
-  python3 - "$tmp/r$j.json" "$j" "$(( t1 - t0 ))" "$(( c1 - c0 ))" "$hz" <<'PY' || status=1
+  python3 - "$tmp/r$j.json" "$j" "$(( t1 - t0 ))" "$(( c1 - c0 ))" "$hz" "$rc" <<'PY' || status=1
 import json, statistics, sys
 path, jobs, wall_ms, jiffies, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+expect_rc = int(sys.argv[6])  # conformance --expect: 0 every recorded state held
 report = json.load(open(path))
 runs, timeouts = {}, 0
 for test in report["tests"]:
@@ -71,8 +74,8 @@ for label, rs in runs.items():
         worst = (ratio, median, slow_ms, slow_name, slow_busy)
 ratio, median, slow_ms, slow_name, slow_busy = worst
 n = sum(len(rs) for rs in runs.values())
-ok = not waits and timeouts == 0
-verdict = ("TIMEOUT" if timeouts else "OVER 5x MEDIAN: " + "; ".join(waits) if waits
+ok = not waits and timeouts == 0 and expect_rc == 0
+verdict = (f"EXPECTATIONS BROKE (conformance exit {expect_rc})" if expect_rc else "TIMEOUT" if timeouts else "OVER 5x MEDIAN: " + "; ".join(waits) if waits
            else "ok" if ratio < 5 else "over 5x in session.run, busy (compute, not a wait)")
 busy_text = f"{slow_busy:5.0%}" if slow_busy >= 0 else "    -"
 print(f"{jobs:<5} {wall_ms / 1000:7.1f} {jiffies / hz:7.1f} {n:5d} {timeouts:5d} {median:9.0f} {slow_ms:9.0f} "

@@ -85,6 +85,14 @@ class Bisector {
   Status fetch_reference(const std::vector<std::string>& names);
   Status isolate_candidates();
   Status isolate_culprit();
+  std::vector<std::string> cut_reads(const std::set<int>& chosen) const;
+  Status try_cut(const std::set<int>& chosen, const std::vector<std::string>& outputs, bool& done);
+  void start_report();
+  Status narrow(bool& exposed_failed);
+  Status judge_final_outputs();
+  Status after_failed_exposure();
+  Status settle_first_divergent();
+  Status explain_culprit();
 
   const BisectOptions& options_;
   std::unique_ptr<isolate::BackendRunner> own_runner_;  // when options_.runner is null
@@ -311,101 +319,113 @@ Status Bisector::isolate_candidates() {
   return ok_status();
 }
 
-Status Bisector::isolate_culprit() {
+// Values the cut `chosen` reads from outside itself (graph inputs and other nodes' outputs).
+std::vector<std::string> Bisector::cut_reads(const std::set<int>& chosen) const {
+  const auto& g = graph();
+  std::vector<std::string> reads;
+  for (int n : chosen) {
+    const auto& node = g.nodes[static_cast<std::size_t>(n)];
+    for (const auto& r : node.inputs)
+      if (!r.empty() && !g.initializers.count(r)) reads.push_back(r);
+    for (const auto& r : node.outer_inputs)
+      if (!g.initializers.count(r)) reads.push_back(r);
+  }
+  return reads;
+}
+
+// Writes the cut `chosen` as a model, runs it on both backends with the reference's captured
+// values as inputs, and records the outcome in report_.isolation. `done` is set when the outcome
+// is final (it reproduces, or a backend could not run it); otherwise the caller grows the cut.
+Status Bisector::try_cut(const std::set<int>& chosen, const std::vector<std::string>& outputs, bool& done) {
   const auto& g = graph();
   auto& iso = report_.isolation;
-  iso.attempted = true;
-  const auto& fd = *report_.first_divergent;
-  const int culprit = fd.order;
+  const fs::path m = work_ / ("isolated_" + std::to_string(model_counter_++) + ".onnx");
+  std::vector<std::string> to_fetch;  // inputs come from the reference's values: fetch them first
+  for (const auto& r : cut_reads(chosen))
+    if (g.producer_of(r) >= 0 && !chosen.count(g.producer_of(r))) to_fetch.push_back(r);
+  PARITY_TRY(fetch_reference(to_fetch));
+  std::map<std::string, Shape> shapes;
+  for (const auto& in : plan_.samples[0]) shapes[in.name] = in.tensor.shape();
+  for (const auto& [name, t] : ref_values_) shapes[name] = t.tensor.shape();
+  PARITY_ASSIGN_OR_RETURN(
+      inputs, surgery_.write_subgraph(m, std::vector<int>(chosen.begin(), chosen.end()), outputs, shapes));
+  std::vector<NamedTensor> feed;
+  for (const auto& name : inputs) {
+    if (const NamedTensor* in = find_named(plan_.samples[0], name))
+      feed.push_back(*in);
+    else if (auto it = ref_values_.find(name); it != ref_values_.end())
+      feed.push_back(it->second);
+  }
+  const std::string what = "isolated " + std::to_string(chosen.size()) + "-node model";
+  auto ref = run_backend(options_.reference, m, feed, outputs, ref_fault_, what);
+  done = true;
+  if (!ref.result.ok()) {
+    iso.note = "the reference could not run the isolated model: " + ref.result.error().describe();
+    return ok_status();
+  }
+  auto target = run_backend(options_.target, m, feed, outputs, target_fault_, what);
+  iso.nodes.clear();
+  for (int n : chosen) iso.nodes.push_back(g.nodes[static_cast<std::size_t>(n)].name);
+  iso.outputs = outputs;
+  iso_model_ = m;
+  iso_inputs_ = feed;
+  iso_expected_ = ref.result->outputs;
+  if (!target.result.ok()) {
+    iso.note = "the target failed on the isolated model: " + target.result.error().describe();
+    iso.reproduces = true;  // a failure is a divergence too, and a smaller repro of it
+    iso_observed_.clear();
+    return ok_status();
+  }
+  iso_observed_ = target.result->outputs;
+  iso.reproduces = false;
+  for (const auto& e : iso_expected_) {
+    TensorReport r = compare_one(find_named(iso_observed_, e.name), e, options_.tolerance);
+    if (!iso.metrics) iso.metrics = r.metrics;
+    if (r.verdict == Verdict::mismatch) {
+      iso.reproduces = true;
+      iso.metrics = r.metrics;
+    }
+  }
+  if (iso.reproduces)
+    iso.note = chosen.size() == 1
+                   ? "the single node reproduces the divergence"
+                   : "the smallest reproducing subgraph has " + std::to_string(chosen.size()) + " nodes";
+  done = iso.reproduces;
+  return ok_status();
+}
+
+Status Bisector::isolate_culprit() {
+  const auto& g = graph();
+  report_.isolation.attempted = true;
+  const int culprit = report_.first_divergent->order;
   std::set<int> chosen{culprit};
   std::vector<std::string> outputs;
   for (const auto& o : g.nodes[static_cast<std::size_t>(culprit)].outputs)
     if (!o.empty() && g.find_tensor(o) && g.find_tensor(o)->dtype != DType::undefined) outputs.push_back(o);
-  // Constant nodes feeding the culprit belong to it: they are part of its weight path.
-  auto add_constant_producers = [&] {
+  for (int level = 0; level <= options_.max_grow_levels; ++level) {
+    // Constant nodes feeding the cut belong to it: they are part of its weight path.
     for (int n : std::set<int>(chosen))
       for (const auto& in : g.nodes[static_cast<std::size_t>(n)].inputs)
         if (int p = g.producer_of(in); p >= 0 && is_constant_op(g.nodes[static_cast<std::size_t>(p)].op_type))
           chosen.insert(p);
-  };
-  for (int level = 0; level <= options_.max_grow_levels; ++level) {
-    add_constant_producers();
-    const fs::path m = work_ / ("isolated_" + std::to_string(model_counter_++) + ".onnx");
-    std::map<std::string, Shape> shapes;
-    for (const auto& in : plan_.samples[0]) shapes[in.name] = in.tensor.shape();
-    for (const auto& [name, t] : ref_values_) shapes[name] = t.tensor.shape();
-    // Inputs come from the reference's captured values, so fetch what the cut will read first.
-    std::vector<std::string> reads;
-    for (int n : chosen) {
-      const auto& node = g.nodes[static_cast<std::size_t>(n)];
-      for (const auto& r : node.inputs)
-        if (!r.empty() && !g.initializers.count(r)) reads.push_back(r);
-      for (const auto& r : node.outer_inputs)
-        if (!g.initializers.count(r)) reads.push_back(r);
-    }
-    std::vector<std::string> to_fetch;
-    for (const auto& r : reads)
-      if (g.producer_of(r) >= 0 && !chosen.count(g.producer_of(r))) to_fetch.push_back(r);
-    PARITY_TRY(fetch_reference(to_fetch));
-    for (const auto& [name, t] : ref_values_) shapes[name] = t.tensor.shape();
-    PARITY_ASSIGN_OR_RETURN(
-        inputs, surgery_.write_subgraph(m, std::vector<int>(chosen.begin(), chosen.end()), outputs, shapes));
-    std::vector<NamedTensor> feed;
-    for (const auto& name : inputs) {
-      if (const NamedTensor* in = find_named(plan_.samples[0], name))
-        feed.push_back(*in);
-      else if (auto it = ref_values_.find(name); it != ref_values_.end())
-        feed.push_back(it->second);
-    }
-    const std::string what = "isolated " + std::to_string(chosen.size()) + "-node model";
-    auto ref = run_backend(options_.reference, m, feed, outputs, ref_fault_, what);
-    if (!ref.result.ok()) {
-      iso.note = "the reference could not run the isolated model: " + ref.result.error().describe();
-      return ok_status();
-    }
-    auto target = run_backend(options_.target, m, feed, outputs, target_fault_, what);
-    iso.nodes.clear();
-    for (int n : chosen) iso.nodes.push_back(g.nodes[static_cast<std::size_t>(n)].name);
-    iso.outputs = outputs;
-    iso_model_ = m;
-    iso_inputs_ = feed;
-    iso_expected_ = ref.result->outputs;
-    if (!target.result.ok()) {
-      iso.note = "the target failed on the isolated model: " + target.result.error().describe();
-      iso.reproduces = true;  // a failure is a divergence too, and a smaller repro of it
-      iso_observed_.clear();
-      return ok_status();
-    }
-    iso_observed_ = target.result->outputs;
-    iso.reproduces = false;
-    for (const auto& e : iso_expected_) {
-      TensorReport r = compare_one(find_named(iso_observed_, e.name), e, options_.tolerance);
-      if (!iso.metrics) iso.metrics = r.metrics;
-      if (r.verdict == Verdict::mismatch) {
-        iso.reproduces = true;
-        iso.metrics = r.metrics;
-      }
-    }
-    if (iso.reproduces) {
-      iso.note = chosen.size() == 1
-                     ? "the single node reproduces the divergence"
-                     : "the smallest reproducing subgraph has " + std::to_string(chosen.size()) + " nodes";
-      return ok_status();
-    }
+    bool done = false;
+    PARITY_TRY(try_cut(chosen, outputs, done));
+    if (done) return ok_status();
     // Grow: add the producers of every value the cut reads from outside itself.
     std::set<int> grown = chosen;
-    for (const auto& r : reads)
+    for (const auto& r : cut_reads(chosen))
       if (int p = g.producer_of(r); p >= 0) grown.insert(p);
     if (grown == chosen) break;
     chosen = std::move(grown);
   }
-  iso.note = "no isolated subgraph up to " + std::to_string(options_.max_grow_levels) +
-             " producer levels reproduces the divergence: it needs more of the graph (or exposure)";
+  report_.isolation.note =
+      "no isolated subgraph up to " + std::to_string(options_.max_grow_levels) +
+      " producer levels reproduces the divergence: it needs more of the graph (or exposure)";
   return ok_status();
 }
 
-Result<BisectReport> Bisector::run() {
-  const auto start = Clock::now();
+// The report's header and one row per tensor; typed tensors become the exposure candidates.
+void Bisector::start_report() {
   const auto& g = graph();
   report_.parity_version = std::string(kParityVersion);
   report_.model = options_.model_path.string();
@@ -427,24 +447,15 @@ Result<BisectReport> Bisector::run() {
     else
       report_.notes.push_back("tensor '" + t.tensor + "' has no known type and is not compared");
   }
+}
 
-  // The plain target run: does the target run at all, and what does it say without exposure?
-  auto plain =
-      run_backend(options_.target, options_.model_path, plan_.samples[0], {}, target_fault_, "plain run");
-  report_.plain_run_ms = plain.wall_ms;
-  if (!plain.result.ok()) {
-    report_.target_error = plain.result.error();
-    report_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    return report_;
-  }
-  plain_target_outputs_ = std::move(plain.result->outputs);
-
-  // Rounds of evenly spaced checkpoints within the budget; each round narrows to the span between
-  // the last matching checkpoint and the first divergent one. One round when everything fits.
+// Rounds of evenly spaced checkpoints within the budget; each round narrows to the span between
+// the last matching checkpoint and the first divergent one. One round when everything fits.
+Status Bisector::narrow(bool& exposed_failed) {
   std::vector<uint64_t> bytes;
-  for (const auto& t : g.tensors) bytes.push_back(estimate_bytes(t));
+  for (const auto& t : graph().tensors) bytes.push_back(estimate_bytes(t));
   std::vector<int> span = candidates_;
-  bool first_round = true, exposed_failed = false;
+  bool first_round = true;
   while (!span.empty() && !exposed_failed) {
     const std::vector<int> cps = pick_checkpoints(span, bytes, options_.exposure_budget_bytes);
     PARITY_TRY(expose_round(cps, first_round, exposed_failed));
@@ -460,37 +471,42 @@ Result<BisectReport> Bisector::run() {
       if (i > prev && i < *bad_cp) next.push_back(i);
     span = std::move(next);
   }
-  // Judges the plain target run's final outputs against the reference (fetched on demand).
-  auto judge_final_outputs = [&]() -> Status {
-    PARITY_TRY(fetch_reference(g.graph_outputs));
-    for (const auto& o : g.graph_outputs)
-      if (auto it = ref_values_.find(o); it != ref_values_.end())
-        report_.final_mismatch |=
-            compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance).verdict ==
-            Verdict::mismatch;
-    return ok_status();
-  };
-  if (candidates_.empty()) {
-    // Nothing can be exposed (no typed intermediates); still judge the final outputs.
+  return ok_status();
+}
+
+// Judges the plain target run's final outputs against the reference (fetched on demand).
+Status Bisector::judge_final_outputs() {
+  const auto& outputs = graph().graph_outputs;
+  PARITY_TRY(fetch_reference(outputs));
+  for (const auto& o : outputs)
+    if (auto it = ref_values_.find(o); it != ref_values_.end())
+      report_.final_mismatch |=
+          compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance).verdict ==
+          Verdict::mismatch;
+  return ok_status();
+}
+
+// The exposed model failed where the plain one ran: its verdicts are not evidence, so drop them
+// and, when the final outputs differ, fall back to extracting subgraphs.
+Status Bisector::after_failed_exposure() {
+  for (auto& t : report_.tensors) {
+    t.compared = false;
+    t.verdict = Verdict::match;
+    t.failed_rule.clear();
+    t.detail.clear();
+    t.metrics.reset();
+  }
+  if (!report_.final_mismatch && report_.exposure_reproduces) {
+    // The exposed run crashed before we learnt about the final outputs: judge them now.
     PARITY_TRY(judge_final_outputs());
   }
+  if (report_.final_mismatch) PARITY_TRY(extracted_fallback());
+  return ok_status();
+}
 
-  if (exposed_failed) {
-    for (auto& t : report_.tensors) {  // exposed verdicts are not evidence once exposure is in doubt
-      t.compared = false;
-      t.verdict = Verdict::match;
-      t.failed_rule.clear();
-      t.detail.clear();
-      t.metrics.reset();
-    }
-    if (!report_.final_mismatch && report_.exposure_reproduces) {
-      // The exposed run crashed before we learnt about the final outputs: judge them now.
-      PARITY_TRY(judge_final_outputs());
-    }
-    if (report_.final_mismatch) PARITY_TRY(extracted_fallback());
-  }
-
-  // Make sure the culprit's inputs were compared, so born_here is evidence and not a guess.
+// Makes sure the culprit's inputs were compared, so born_here is evidence and not a guess.
+Status Bisector::settle_first_divergent() {
+  const auto& g = graph();
   for (int guard = 0; guard < 8; ++guard) {
     report_.first_divergent = find_first_divergent(g, report_.tensors);
     if (!report_.first_divergent || report_.method == "extracted") break;
@@ -506,33 +522,62 @@ Result<BisectReport> Bisector::run() {
     PARITY_TRY(expose_round(unseen, false, failed));
     if (failed) break;
   }
+  return ok_status();
+}
 
+// What the first divergence means (near-tie, weight path, first layer) and its repro folder.
+Status Bisector::explain_culprit() {
+  PARITY_TRY(isolate_candidates());
+  auto& fd = *report_.first_divergent;
+  report_.path = path_to(graph(), fd.tensor);
+  if (report_.method == "extracted") fd.born_here = report_.isolation.reproduces;
+  if (fd.near_tie)
+    report_.notes.push_back(
+        "near-tie flip: node '" + fd.node + "' (" + fd.op_type +
+        ") compares values that match the reference within their bounds, yet some results differ: "
+        "rounding noise tipped near-equal values the other way. Both answers are defensible; this is "
+        "not a miscompute of " +
+        fd.op_type + ", and no divergence born at a later node was found");
+  if (fd.weight_path && !fd.reads_graph_input)
+    report_.notes.push_back("weight path: node '" + fd.node +
+                            "' reads only initializers and constants, so it computes weights, not "
+                            "activations; suspect how its weights, scales or zero points are read");
+  else if (fd.weight_path)
+    report_.notes.push_back("divergence at the first layer: node '" + fd.node +
+                            "' reads only graph inputs and initializers, so suspect the weight path (how its "
+                            "weights, scales or zero points are read) before the network structure");
+  if (options_.repro_dir && report_.isolation.attempted && !iso_model_.empty()) {
+    PARITY_TRY(write_repro_folder(options_, report_, {iso_model_, iso_inputs_, iso_expected_, iso_observed_},
+                                  *options_.repro_dir));
+    report_.repro_dir = *options_.repro_dir;
+  }
+  return ok_status();
+}
+
+Result<BisectReport> Bisector::run() {
+  const auto start = Clock::now();
+  auto finish = [&]() -> Result<BisectReport> {
+    report_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return report_;
+  };
+  start_report();
+  // The plain target run: does the target run at all, and what does it say without exposure?
+  auto plain =
+      run_backend(options_.target, options_.model_path, plan_.samples[0], {}, target_fault_, "plain run");
+  report_.plain_run_ms = plain.wall_ms;
+  if (!plain.result.ok()) {
+    report_.target_error = plain.result.error();
+    return finish();
+  }
+  plain_target_outputs_ = std::move(plain.result->outputs);
+
+  bool exposed_failed = false;
+  PARITY_TRY(narrow(exposed_failed));
+  if (candidates_.empty()) PARITY_TRY(judge_final_outputs());  // nothing exposable: judge the outputs
+  if (exposed_failed) PARITY_TRY(after_failed_exposure());
+  PARITY_TRY(settle_first_divergent());
   if (report_.first_divergent) {
-    PARITY_TRY(isolate_candidates());
-    auto& fd = *report_.first_divergent;
-    report_.path = path_to(g, fd.tensor);
-    if (report_.method == "extracted") fd.born_here = report_.isolation.reproduces;
-    if (fd.near_tie)
-      report_.notes.push_back(
-          "near-tie flip: node '" + fd.node + "' (" + fd.op_type +
-          ") compares values that match the reference within their bounds, yet some results differ: "
-          "rounding noise tipped near-equal values the other way. Both answers are defensible; this is "
-          "not a miscompute of " +
-          fd.op_type + ", and no divergence born at a later node was found");
-    if (fd.weight_path && !fd.reads_graph_input)
-      report_.notes.push_back("weight path: node '" + fd.node +
-                              "' reads only initializers and constants, so it computes weights, not "
-                              "activations; suspect how its weights, scales or zero points are read");
-    else if (fd.weight_path)
-      report_.notes.push_back(
-          "divergence at the first layer: node '" + fd.node +
-          "' reads only graph inputs and initializers, so suspect the weight path (how its "
-          "weights, scales or zero points are read) before the network structure");
-    if (options_.repro_dir && report_.isolation.attempted && !iso_model_.empty()) {
-      PARITY_TRY(write_repro_folder(
-          options_, report_, {iso_model_, iso_inputs_, iso_expected_, iso_observed_}, *options_.repro_dir));
-      report_.repro_dir = *options_.repro_dir;
-    }
+    PARITY_TRY(explain_culprit());
   } else if (report_.final_mismatch) {
     report_.notes.push_back(
         "the final outputs differ but no intermediate tensor does: the divergence is in a "
@@ -546,8 +591,7 @@ Result<BisectReport> Bisector::run() {
         " typed tensors compared: their values exceed the exposure budget (--batch-bytes, " +
         probe::describe_bytes(options_.exposure_budget_bytes) +
         "), so bisect compared evenly spaced checkpoints and narrowed only where one diverged");
-  report_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  return report_;
+  return finish();
 }
 
 }  // namespace

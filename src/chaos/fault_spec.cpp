@@ -107,6 +107,30 @@ bool parse_trigger(std::string_view t, FaultSpec& f, std::string& why) {
   return false;
 }
 
+// mask:NAME=VALUE, hiding a limit or feature from the application (no trigger: every query).
+bool parse_mask(std::string_view action, std::string_view trigger, FaultSpec& f, std::string& why) {
+  if (!trigger.empty()) {
+    why = "mask faults apply to every query; they take no trigger";
+    return false;
+  }
+  const auto eq = action.find('=');
+  f.action = FaultAction::mask;
+  f.mask_name = std::string(trim(action.substr(0, eq)));
+  if (eq == std::string_view::npos || !parse_size(trim(action.substr(eq + 1)), f.mask_value)) {
+    why = "mask takes NAME=VALUE (K/M/G suffixes allowed)";
+    return false;
+  }
+  if (!contains(maskable_limits(), f.mask_name) && !contains(maskable_features(), f.mask_name)) {
+    why = "cannot mask '" + f.mask_name + "'";
+    return false;
+  }
+  if (contains(maskable_features(), f.mask_name) && f.mask_value != 0) {
+    why = "a feature can only be hidden (" + f.mask_name + "=0)";
+    return false;
+  }
+  return true;
+}
+
 bool parse_item(std::string_view item, FaultSpec& f, std::string& why) {
   f.text = std::string(item);
   std::string_view trigger;
@@ -122,28 +146,7 @@ bool parse_item(std::string_view item, FaultSpec& f, std::string& why) {
   f.call = std::string(trim(item.substr(0, colon)));
   const std::string_view action = trim(item.substr(colon + 1));
 
-  if (f.call == "mask") {
-    if (!trigger.empty()) {
-      why = "mask faults apply to every query; they take no trigger";
-      return false;
-    }
-    const auto eq = action.find('=');
-    f.action = FaultAction::mask;
-    f.mask_name = std::string(trim(action.substr(0, eq)));
-    if (eq == std::string_view::npos || !parse_size(trim(action.substr(eq + 1)), f.mask_value)) {
-      why = "mask takes NAME=VALUE (K/M/G suffixes allowed)";
-      return false;
-    }
-    if (!contains(maskable_limits(), f.mask_name) && !contains(maskable_features(), f.mask_name)) {
-      why = "cannot mask '" + f.mask_name + "'";
-      return false;
-    }
-    if (contains(maskable_features(), f.mask_name) && f.mask_value != 0) {
-      why = "a feature can only be hidden (" + f.mask_name + "=0)";
-      return false;
-    }
-    return true;
-  }
+  if (f.call == "mask") return parse_mask(action, trigger, f, why);
   if (!contains(fault_calls(), f.call)) {
     why = "cannot inject into '" + f.call + "'";
     return false;

@@ -13,6 +13,7 @@ namespace {
 // The verb table: one line per verb, in the order --help lists them.
 std::vector<Verb> verb_table() {
   std::vector<Verb> verbs;
+  verbs.push_back(inspect_verb());
   verbs.push_back(probe_verb());
   verbs.push_back(bisect_verb());
   verbs.push_back(verify_verb());

@@ -114,6 +114,14 @@ Result<std::vector<std::pair<std::string, Tolerance>>> parse_tolerance_list(
   return out;
 }
 
+void add_switch(CLI::App& cmd, const std::string& name, bool& value, const std::string& help) {
+  // Two plain flags, not CLI11's "--x,!--no-x", whose help shows "{false}" whatever the default is.
+  cmd.add_flag_callback(
+      "--" + name, [&value] { value = true; }, help + (value ? " (default: on)" : " (default: off)"));
+  cmd.add_flag_callback(
+      "--no-" + name, [&value] { value = false; }, "the opposite of --" + name);
+}
+
 void add_common_options(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--ort-lib", o.ort_lib,
                  "ONNX Runtime library (libonnxruntime.so) for every backend without its own ort-lib= key; "
@@ -122,16 +130,15 @@ void add_common_options(CLI::App& cmd, CommonOptions& o) {
   cmd.add_option("--opt-level", o.opt_level, "graph optimization level for every backend")
       ->check(CLI::IsMember({"all", "extended", "basic", "disabled"}))
       ->capture_default_str();
-  cmd.add_flag(
-      "--fallback,!--no-fallback", o.allow_fallback,
+  add_switch(
+      cmd, "fallback", o.allow_fallback,
       "allow nodes the EP cannot take to run on CPU (--no-fallback makes session creation fail instead)");
   cmd.add_option("--webgpu-adapter", o.webgpu_adapter,
                  "Vulkan driver for webgpu: auto (hardware if any, else SwiftShader), system, swiftshader, "
                  "or the path of an ICD manifest json")
       ->envname("PARITY_WEBGPU_ADAPTER")
       ->capture_default_str();
-  cmd.add_flag("--count-nodes,!--no-count-nodes", o.count_nodes,
-               "profile one run to count the nodes each EP really ran (default on)");
+  add_switch(cmd, "count-nodes", o.count_nodes, "profile one run to count the nodes each EP really ran");
   cmd.add_option("--timeout", o.timeout_s, "seconds one backend worker may take before it is killed")
       ->envname("PARITY_TIMEOUT")
       ->capture_default_str();

@@ -39,6 +39,9 @@ struct CommonOptions {
 
 void add_common_options(CLI::App& cmd, CommonOptions& o);
 
+// --NAME / --no-NAME setting `value`; the help states the default (value's current state).
+void add_switch(CLI::App& cmd, const std::string& name, bool& value, const std::string& help);
+
 // Progress lines ("parity: webgpu: sample 1/4 ...") on stderr, none with --quiet.
 std::function<void(const std::string&)> progress_for(const CommonOptions& o);
 

@@ -57,6 +57,32 @@ struct Verb {
   std::function<VerbRunner(CLI::App& cmd)> define;
 };
 
+// The --json path a verb's arguments name: the shared option group's, the verb's own, or none.
+template <class Args>
+const std::string& json_path_of(const Args& a) {
+  static const std::string none;
+  if constexpr (requires { a.common.json_path; })
+    return a.common.json_path;
+  else if constexpr (requires { a.json_path; })
+    return a.json_path;
+  else
+    return none;
+}
+
+// The frame every verb shares, so a verb file holds only what is particular to it: its Args
+// struct, `declare` (its options and help on `cmd`) and `run` (the work, as a VerbOutput). The
+// arguments live as long as the runner; emit() prints the result and writes the --json.
+template <class Args>
+Verb make_verb(std::string_view name, std::string_view summary, void (*declare)(CLI::App& cmd, Args& args),
+               Result<VerbOutput> (*run)(const Args& args)) {
+  return {name, summary, false, [name, declare, run](CLI::App& cmd) -> VerbRunner {
+            auto args = std::make_shared<Args>();
+            declare(cmd, *args);
+            return [name, args, run] { return emit(name, json_path_of(*args), run(*args)); };
+          }};
+}
+
+Verb inspect_verb();
 Verb probe_verb();
 Verb bisect_verb();
 Verb verify_verb();

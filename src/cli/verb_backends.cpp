@@ -76,26 +76,26 @@ Result<VerbOutput> run(const BackendsArgs& a) {
   return out;
 }
 
+void declare_backends(CLI::App& cmd, BackendsArgs& a) {
+  cmd.footer(
+      "Lists the EPs built into the ONNX Runtime library (--ort-lib, default the bundled 1.30.0) under "
+      "the short names --backends takes, and the browser backends (onnxruntime-web in headless "
+      "Chromium: "
+      "web-wasm, web-jsep, web-webgpu; --ort-web-version).\nWith --check, runs a tiny built-in model "
+      "on each "
+      "(native EPs in isolated workers, browser ones in one Chromium) and says which really work on "
+      "this "
+      "machine (and on which adapter).");
+  cmd.add_flag("--check", a.check, "create a session and run on each EP");
+  add_common_options(cmd, a.common);
+}
+
 }  // namespace
 
 Verb backends_verb() {
-  return {
+  return make_verb<BackendsArgs>(
       "backends", "list the execution providers of an ONNX Runtime library (--check: which really run)",
-      false, [](CLI::App& cmd) -> VerbRunner {
-        auto args = std::make_shared<BackendsArgs>();
-        cmd.description(
-            "Lists the EPs built into the ONNX Runtime library (--ort-lib, default the bundled 1.30.0) under "
-            "the short names --backends takes, and the browser backends (onnxruntime-web in headless "
-            "Chromium: "
-            "web-wasm, web-jsep, web-webgpu; --ort-web-version).\nWith --check, runs a tiny built-in model "
-            "on each "
-            "(native EPs in isolated workers, browser ones in one Chromium) and says which really work on "
-            "this "
-            "machine (and on which adapter).");
-        cmd.add_flag("--check", args->check, "create a session and run on each EP");
-        add_common_options(cmd, args->common);
-        return [args] { return emit("backends", "", run(*args)); };
-      }};
+      declare_backends, run);
 }
 
 }  // namespace parity::cli

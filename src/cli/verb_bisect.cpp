@@ -119,61 +119,60 @@ Result<VerbOutput> run_verify_verb(const VerifyArgs& args) {
   return VerbOutput{report::verify_text(report), report::verify_to_json(report), 2, code};
 }
 
+void declare_bisect(CLI::App& cmd, BisectArgs& a) {
+  cmd.footer(
+      "Exposes MODEL's intermediate tensors, runs the reference and the target on the same inputs "
+      "(each run in its own worker; browser backends in one reused Chromium), names the first "
+      "tensor that diverges and the node that produced it, confirms that node on a model holding "
+      "only it, and with --out writes a repro folder.\n"
+      "Exit status: 0 no divergence, 1 divergence found, 2 bad invocation, 3 the target could not "
+      "run.\n\n"
+      "Examples:\n"
+      "  parity bisect model.onnx --backend webgpu --out repro/\n"
+      "  parity bisect llm.onnx --backend webgpu:opt=basic --dim batch=1 --max-memory 2G --json "
+      "b.json\n"
+      "  parity bisect test_x/model.onnx --backend web-jsep --load-io test_x --out repro/   (ONNX test "
+      "data)\n"
+      "  parity verify repro/ --backend webgpu\n"
+      "  parity bisect model.onnx --backend web-webgpu --out repro/   (onnxruntime-web in Chromium; "
+      "the repro also gets a standalone repro.html)");
+  cmd.add_option("model", a.model, "the ONNX model")->required();
+  cmd.add_option("-b,--backend", a.target, "the backend to bisect, e.g. webgpu or webgpu:opt=basic")
+      ->required();
+  add_reference_option(cmd, a.reference);
+  add_input_options(cmd, a.inputs);
+  add_tolerance_options(cmd, a.tolerance, "every tensor");
+  cmd.add_option("-o,--out", a.out_dir, "write a repro folder for the culprit to DIR");
+  cmd.add_option("--batch-bytes", a.batch_bytes,
+                 "bytes of intermediates one run may expose (default: a quarter of --max-memory, else 1G)");
+  add_common_options(cmd, a.common);
+}
+
+void declare_verify(CLI::App& cmd, VerifyArgs& a) {
+  cmd.footer(
+      "Runs DIR/model.onnx on DIR/test_data_set_0/input_K.pb with BACKEND and compares with the "
+      "recorded reference outputs (output_K.pb).\n"
+      "Exit status: 0 fixed (matches), 1 still failing, 2 bad invocation, 3 the backend could not "
+      "run.");
+  cmd.add_option("dir", a.dir, "a folder written by 'parity bisect --out'")->required();
+  cmd.add_option("-b,--backend", a.backend,
+                 "backend spec (default: the one recorded in repro.json, every key included)");
+  add_tolerance_options(cmd, a.tolerance, "every output (default: the rule recorded in repro.json)");
+  add_common_options(cmd, a.common);
+}
+
 }  // namespace
 
 Verb bisect_verb() {
-  return {
-      "bisect", "find the first tensor where a backend departs from the reference, and write a repro", false,
-      [](CLI::App& cmd) -> VerbRunner {
-        auto args = std::make_shared<BisectArgs>();
-        cmd.description(
-            "Exposes MODEL's intermediate tensors, runs the reference and the target on the same inputs "
-            "(each run in its own worker; browser backends in one reused Chromium), names the first "
-            "tensor that diverges and the node that produced it, confirms that node on a model holding "
-            "only it, and with --out writes a repro folder.\n"
-            "Exit status: 0 no divergence, 1 divergence found, 2 bad invocation, 3 the target could not "
-            "run.\n\n"
-            "Examples:\n"
-            "  parity bisect model.onnx --backend webgpu --out repro/\n"
-            "  parity bisect llm.onnx --backend webgpu:opt=basic --dim batch=1 --max-memory 2G --json "
-            "b.json\n"
-            "  parity bisect test_x/model.onnx --backend web-jsep --load-io test_x --out repro/   (ONNX test "
-            "data)\n"
-            "  parity verify repro/ --backend webgpu\n"
-            "  parity bisect model.onnx --backend web-webgpu --out repro/   (onnxruntime-web in Chromium; "
-            "the repro also gets a standalone repro.html)");
-        cmd.add_option("model", args->model, "the ONNX model")->required();
-        cmd.add_option("-b,--backend", args->target, "the backend to bisect, e.g. webgpu or webgpu:opt=basic")
-            ->required();
-        add_reference_option(cmd, args->reference);
-        add_input_options(cmd, args->inputs);
-        add_tolerance_options(cmd, args->tolerance, "every tensor");
-        cmd.add_option("-o,--out", args->out_dir, "write a repro folder for the culprit to DIR");
-        cmd.add_option(
-            "--batch-bytes", args->batch_bytes,
-            "bytes of intermediates one run may expose (default: a quarter of --max-memory, else 1G)");
-        add_common_options(cmd, args->common);
-        return [args] { return emit("bisect", args->common.json_path, run_bisect_verb(*args)); };
-      }};
+  return make_verb<BisectArgs>(
+      "bisect", "find the first tensor where a backend departs from the reference, and write a repro",
+      declare_bisect, run_bisect_verb);
 }
 
 Verb verify_verb() {
-  return {"verify", "rerun a bisect repro folder and say whether the backend still fails", false,
-          [](CLI::App& cmd) -> VerbRunner {
-            auto args = std::make_shared<VerifyArgs>();
-            cmd.description(
-                "Runs DIR/model.onnx on DIR/test_data_set_0/input_K.pb with BACKEND and compares with the "
-                "recorded reference outputs (output_K.pb).\n"
-                "Exit status: 0 fixed (matches), 1 still failing, 2 bad invocation, 3 the backend could not "
-                "run.");
-            cmd.add_option("dir", args->dir, "a folder written by 'parity bisect --out'")->required();
-            cmd.add_option("-b,--backend", args->backend,
-                           "backend spec (default: the one recorded in repro.json, every key included)");
-            add_tolerance_options(cmd, args->tolerance,
-                                  "every output (default: the rule recorded in repro.json)");
-            add_common_options(cmd, args->common);
-            return [args] { return emit("verify", args->common.json_path, run_verify_verb(*args)); };
-          }};
+  return make_verb<VerifyArgs>("verify",
+                               "rerun a bisect repro folder and say whether the backend still fails",
+                               declare_verify, run_verify_verb);
 }
 
 }  // namespace parity::cli

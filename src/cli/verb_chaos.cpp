@@ -69,43 +69,42 @@ Result<VerbOutput> run(const ChaosArgs& args) {
                     report.any_crash_or_hang() ? kExitFinding : kExitOk};
 }
 
+void declare_chaos(CLI::App& cmd, ChaosArgs& a) {
+  a.common.timeout_s = 120;  // a fault that hangs the backend should not cost 10 minutes
+  cmd.footer(
+      "Runs MODEL on BACKEND once per fault, each in its own worker with the VK_LAYER_PARITY_chaos "
+      "Vulkan "
+      "layer injecting that fault, compares the outputs with the reference, and prints one row per "
+      "fault: "
+      "clean-error, crashed, hung, wrong-output or unaffected.\n"
+      "Exit status: 0 no fault crashed or hung the backend, 1 some did, 2 bad invocation, 3 cannot run "
+      "(no layer, reference failed).\n\n"
+      "Fault spec: CALL:error[=VK_ERROR_...][@TRIGGER] | CALL:null[@TRIGGER] | "
+      "vkQueueSubmit:device-lost[@TRIGGER] | mask:NAME=VALUE; ';' joins faults of one run.\n"
+      "  TRIGGER: every | nth=N | from=N | p=P[,seed=S]. See docs/chaos.md.\n\n"
+      "Examples:\n"
+      "  parity chaos model.onnx --backend webgpu --dim batch=1\n"
+      "  parity chaos model.onnx --fault 'vkCreateComputePipelines:null' --dim batch=1\n"
+      "  parity chaos model.onnx --plan plan.toml --json chaos.json");
+  cmd.add_option("model", a.model, "the ONNX model")->required();
+  cmd.add_option("--backend", a.backend, "backend spec under test")->capture_default_str();
+  add_reference_option(cmd, a.reference);
+  cmd.add_option("--fault", a.faults, "run only this fault spec (repeatable: one row each)");
+  cmd.add_option("--plan", a.plan, "TOML fault plan (default: the built-in plan)");
+  cmd.add_option("--layer", a.layer, "the layer manifest parity_vk_chaos.json or its folder")
+      ->envname("PARITY_CHAOS_LAYER");
+  add_switch(cmd, "baseline", a.baseline, "also run with the layer loaded and no fault");
+  add_input_options(cmd, a.inputs);
+  add_tolerance_options(cmd, a.tolerance, "every output");
+  add_common_options(cmd, a.common);
+}
+
 }  // namespace
 
 Verb chaos_verb() {
-  return {
-      "chaos", "run a model under injected Vulkan faults and report which ones the backend survives", false,
-      [](CLI::App& cmd) -> VerbRunner {
-        auto args = std::make_shared<ChaosArgs>();
-        args->common.timeout_s = 120;  // a fault that hangs the backend should not cost 10 minutes
-        cmd.description(
-            "Runs MODEL on BACKEND once per fault, each in its own worker with the VK_LAYER_PARITY_chaos "
-            "Vulkan "
-            "layer injecting that fault, compares the outputs with the reference, and prints one row per "
-            "fault: "
-            "clean-error, crashed, hung, wrong-output or unaffected.\n"
-            "Exit status: 0 no fault crashed or hung the backend, 1 some did, 2 bad invocation, 3 cannot run "
-            "(no layer, reference failed).\n\n"
-            "Fault spec: CALL:error[=VK_ERROR_...][@TRIGGER] | CALL:null[@TRIGGER] | "
-            "vkQueueSubmit:device-lost[@TRIGGER] | mask:NAME=VALUE; ';' joins faults of one run.\n"
-            "  TRIGGER: every | nth=N | from=N | p=P[,seed=S]. See docs/chaos.md.\n\n"
-            "Examples:\n"
-            "  parity chaos model.onnx --backend webgpu --dim batch=1\n"
-            "  parity chaos model.onnx --fault 'vkCreateComputePipelines:null' --dim batch=1\n"
-            "  parity chaos model.onnx --plan plan.toml --json chaos.json");
-        cmd.add_option("model", args->model, "the ONNX model")->required();
-        cmd.add_option("--backend", args->backend, "backend spec under test")->capture_default_str();
-        add_reference_option(cmd, args->reference);
-        cmd.add_option("--fault", args->faults, "run only this fault spec (repeatable: one row each)");
-        cmd.add_option("--plan", args->plan, "TOML fault plan (default: the built-in plan)");
-        cmd.add_option("--layer", args->layer, "the layer manifest parity_vk_chaos.json or its folder")
-            ->envname("PARITY_CHAOS_LAYER");
-        cmd.add_flag("--baseline,!--no-baseline", args->baseline,
-                     "also run with the layer loaded and no fault (default: on)");
-        add_input_options(cmd, args->inputs);
-        add_tolerance_options(cmd, args->tolerance, "every output");
-        add_common_options(cmd, args->common);
-        return [args] { return emit("chaos", args->common.json_path, run(*args)); };
-      }};
+  return make_verb<ChaosArgs>(
+      "chaos", "run a model under injected Vulkan faults and report which ones the backend survives",
+      declare_chaos, run);
 }
 
 }  // namespace parity::cli

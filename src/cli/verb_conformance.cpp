@@ -184,7 +184,7 @@ Verb conformance_verb() {
         auto args = std::make_shared<ConformanceArgs>();
         args->common.allow_fallback = false;  // test the EP itself: see the description
         args->common.timeout_s = 120;
-        cmd.description(
+        cmd.footer(
             "Runs every test of an ONNX backend test suite (model.onnx + test_data_set_N/input_K.pb, "
             "output_K.pb) on each backend, each (test, backend) in its own worker process, and compares "
             "the outputs with the expected ones under ONNX's default tolerance (float outputs: "

@@ -61,59 +61,54 @@ Result<VerbOutput> run(const ProbeArgs& args) {
                     report.all_ok(args.allow_inconclusive) ? kExitOk : kExitFinding};
 }
 
+void declare_probe(CLI::App& cmd, ProbeArgs& a) {
+  cmd.footer(
+      "Runs MODEL on each backend in its own worker process, compares every output with the reference "
+      "backend, and prints one row per backend.\n"
+      "Exit status: 0 all backends agree, 1 a mismatch, a failed backend or an inconclusive row (the "
+      "reference output is all zeros, constant or NaN, so agreeing with it proves nothing), 2 bad "
+      "invocation or unreadable model.\n"
+      "Outputs are judged by |a - e| <= max(atol, scale*max|ref|) + rtol*|ref| per element, by dtype "
+      "(float32: atol 1e-4, scale 1e-4, rtol 1e-3); --atol/--rtol/--tol replace it with a fixed rule. "
+      "See docs/probe.md.\n\n"
+      "Backends: [LABEL=]EP[:KEY=VALUE]..., e.g. cpu, webgpu:opt=basic, webgpu:fallback=off,\n"
+      "  old=cpu:ort-lib=/path/libonnxruntime.so.1\n"
+      "  keys: opt, fallback, ort-lib, adapter, threads, nodes, so.CONFIG_KEY; any other key is an EP\n"
+      "  provider option.\n"
+      "Browser backends (onnxruntime-web in headless Chromium): web-wasm, web-jsep, web-webgpu, e.g.\n"
+      "  web-webgpu:layout=NHWC, old=web-jsep:ort-web=1.22.0\n"
+      "  keys: ort-web, opt, threads, layout, fallback, log, check, so.CONFIG_KEY; see docs/browser.md.\n\n"
+      "Examples:\n"
+      "  parity probe model.onnx --backends cpu,webgpu --dim batch=1\n"
+      "  parity probe det.onnx --backends webgpu --input x=photo.png --resize x=640,640 --json out.json\n"
+      "  parity probe llm.onnx -b webgpu --shape input_ids=1,128 --range input_ids=0,32000 --samples 4\n"
+      "  parity probe sr.onnx --backends cpu,web-wasm,web-jsep,web-webgpu --input x=photo.png");
+  cmd.add_option("model", a.model, "the ONNX model")->required();
+  cmd.add_option("-b,--backends", a.backends, "comma-separated backend specs")->capture_default_str();
+  add_reference_option(cmd, a.reference);
+  add_input_options(cmd, a.inputs);
+  cmd.add_option("--samples", a.samples, "compare on N seeded inputs and report the worst")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  add_tolerance_options(cmd, a.tolerance, "every output");
+  cmd.add_option("--tol", a.tols, "tolerance of one output, NAME=ATOL,RTOL (repeatable)");
+  cmd.add_option("--noise-from", a.noise_from,
+                 "a second backend that should be right too (e.g. noopt=cpu:opt=disabled, web-wasm): "
+                 "its spread from the reference, x2, widens every other backend's bound; its row is "
+                 "evidence and does not set the exit status");
+  cmd.add_flag("--allow-inconclusive", a.allow_inconclusive,
+               "exit 0 when rows are only inconclusive (their reference output carries no signal)");
+  cmd.add_option("--save-io", a.save_io,
+                 "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
+  add_common_options(cmd, a.common);
+}
+
 }  // namespace
 
 Verb probe_verb() {
-  return {
-      "probe", "run a model on several backends and check every output against a reference", false,
-      [](CLI::App& cmd) -> VerbRunner {
-        auto args = std::make_shared<ProbeArgs>();
-        cmd.description(
-            "Runs MODEL on each backend in its own worker process, compares every output with the reference "
-            "backend, and prints one row per backend.\n"
-            "Exit status: 0 all backends agree, 1 a mismatch, a failed backend or an inconclusive row (the "
-            "reference output is all zeros, constant or NaN, so agreeing with it proves nothing), 2 bad "
-            "invocation or unreadable model.\n"
-            "Outputs are judged by |a - e| <= max(atol, scale*max|ref|) + rtol*|ref| per element, by dtype "
-            "(float32: atol 1e-4, scale 1e-4, rtol 1e-3); --atol/--rtol/--tol replace it with a fixed rule. "
-            "See docs/probe.md.\n\n"
-            "Backends: [LABEL=]EP[:KEY=VALUE]... e.g. cpu, webgpu:opt=basic, webgpu:fallback=off,\n"
-            "  old=cpu:ort-lib=/path/libonnxruntime.so.1 (keys: opt, fallback, ort-lib, adapter, threads, "
-            "nodes,\n"
-            "  so.CONFIG_KEY; any other key is an EP provider option).\n"
-            "Browser backends (onnxruntime-web in headless Chromium): web-wasm, web-jsep, web-webgpu, e.g.\n"
-            "  web-webgpu:layout=NHWC, old=web-jsep:ort-web=1.22.0 (keys: ort-web, opt, threads, layout, "
-            "fallback, "
-            "log, check,\n"
-            "  so.CONFIG_KEY; see docs/browser.md).\n\n"
-            "Examples:\n"
-            "  parity probe model.onnx --backends cpu,webgpu --dim batch=1\n"
-            "  parity probe det.onnx --backends webgpu --input x=photo.png --resize x=640,640 --json "
-            "out.json\n"
-            "  parity probe llm.onnx --backends webgpu --shape input_ids=1,128 --range input_ids=0,32000 "
-            "--samples 4\n"
-            "  parity probe sr.onnx --backends cpu,web-wasm,web-jsep,web-webgpu --input x=photo.png");
-        cmd.add_option("model", args->model, "the ONNX model")->required();
-        cmd.add_option("-b,--backends", args->backends, "comma-separated backend specs")
-            ->capture_default_str();
-        add_reference_option(cmd, args->reference);
-        add_input_options(cmd, args->inputs);
-        cmd.add_option("--samples", args->samples, "compare on N seeded inputs and report the worst")
-            ->check(CLI::PositiveNumber)
-            ->capture_default_str();
-        add_tolerance_options(cmd, args->tolerance, "every output");
-        cmd.add_option("--tol", args->tols, "tolerance of one output, NAME=ATOL,RTOL (repeatable)");
-        cmd.add_option("--noise-from", args->noise_from,
-                       "a second backend that should be right too (e.g. noopt=cpu:opt=disabled, web-wasm): "
-                       "its spread from the reference, x2, widens every other backend's bound; its row is "
-                       "evidence and does not set the exit status");
-        cmd.add_flag("--allow-inconclusive", args->allow_inconclusive,
-                     "exit 0 when rows are only inconclusive (their reference output carries no signal)");
-        cmd.add_option("--save-io", args->save_io,
-                       "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
-        add_common_options(cmd, args->common);
-        return [args] { return emit("probe", args->common.json_path, run(*args)); };
-      }};
+  return make_verb<ProbeArgs>("probe",
+                              "run a model on several backends and check every output against a reference",
+                              declare_probe, run);
 }
 
 }  // namespace parity::cli

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -73,6 +74,72 @@ Result<ValueInfo> describe_value(const onnx::ValueInfoProto& v, bool is_input, c
   return info;
 }
 
+void note_type(ModelInfo& info, int32_t onnx_type) {
+  if (auto t = dtype_from_onnx(onnx_type)) info.element_types.insert(*t);
+}
+
+void note_element_types(const onnx::GraphProto& g, ModelInfo& info) {
+  for (const auto* values : {&g.input(), &g.output(), &g.value_info()})
+    for (const onnx::ValueInfoProto& v : *values)
+      if (v.has_type() && v.type().has_tensor_type()) note_type(info, v.type().tensor_type().elem_type());
+  for (const onnx::TensorProto& t : g.initializer()) note_type(info, t.data_type());
+  for (const onnx::SparseTensorProto& t : g.sparse_initializer()) note_type(info, t.values().data_type());
+  for (const onnx::NodeProto& n : g.node()) {
+    if (!is_default_domain(n.domain()) || (n.op_type() != "Cast" && n.op_type() != "Constant")) continue;
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.name() == "to") note_type(info, static_cast<int32_t>(a.i()));
+      if (a.name() == "value" && a.has_t()) note_type(info, a.t().data_type());
+    }
+  }
+}
+
+// The bytes of a tensor's elements from its dims and type: the same figure whether the data sits
+// in raw_data, a typed field or an external file.
+std::uintmax_t element_bytes(const onnx::TensorProto& t) {
+  std::uintmax_t n = 1;
+  for (int64_t d : t.dims()) n *= static_cast<std::uintmax_t>(std::max<int64_t>(d, 0));
+  const std::optional<DType> dtype = dtype_from_onnx(t.data_type());
+  if (!dtype) return t.raw_data().size();
+  if (*dtype == DType::int4 || *dtype == DType::uint4) return (n + 1) / 2;  // two per byte on disk
+  return n * dtype_size(*dtype);
+}
+
+void describe_initializers(const onnx::GraphProto& g, ModelInfo& info) {
+  info.initializer_count = static_cast<std::size_t>(g.initializer_size() + g.sparse_initializer_size());
+  for (const onnx::TensorProto& t : g.initializer()) {
+    info.initializer_bytes += element_bytes(t);
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) ++info.external_initializers;
+  }
+  for (const onnx::SparseTensorProto& t : g.sparse_initializer())
+    info.initializer_bytes += element_bytes(t.values());
+}
+
+std::size_t subgraph_node_count(const onnx::NodeProto& n) {
+  std::size_t count = 0;
+  for (const onnx::AttributeProto& a : n.attribute()) {
+    auto add = [&count](const onnx::GraphProto& sub) {
+      count += static_cast<std::size_t>(sub.node_size());
+      for (const onnx::NodeProto& inner : sub.node()) count += subgraph_node_count(inner);
+    };
+    if (a.has_g()) add(a.g());
+    for (const onnx::GraphProto& sub : a.graphs()) add(sub);
+  }
+  return count;
+}
+
+void describe_nodes(const onnx::GraphProto& g, ModelInfo& info) {
+  info.node_count = static_cast<std::size_t>(g.node_size());
+  for (const onnx::NodeProto& n : g.node()) {
+    // Custom-domain ops are keyed "domain:Op" so that com.microsoft:Gelu does not count as ONNX Gelu.
+    const bool standard = is_default_domain(n.domain());
+    ++info.op_counts[standard ? n.op_type() : n.domain() + ":" + n.op_type()];
+    if (standard && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan")) {
+      info.has_control_flow = true;
+      info.control_flow.push_back({n.name(), n.op_type(), subgraph_node_count(n)});
+    }
+  }
+}
+
 Result<ModelInfo> describe_model(const onnx::ModelProto& m, const std::string& origin,
                                  std::uintmax_t file_bytes) {
   if (!m.has_graph())
@@ -106,29 +173,9 @@ Result<ModelInfo> describe_model(const onnx::ModelProto& m, const std::string& o
     info.outputs.push_back(std::move(output));
   }
 
-  auto note_type = [&info](int32_t onnx_type) {
-    if (auto t = dtype_from_onnx(onnx_type)) info.element_types.insert(*t);
-  };
-  for (const auto* values : {&g.input(), &g.output(), &g.value_info()})
-    for (const onnx::ValueInfoProto& v : *values)
-      if (v.has_type() && v.type().has_tensor_type()) note_type(v.type().tensor_type().elem_type());
-  for (const onnx::TensorProto& t : g.initializer()) note_type(t.data_type());
-  for (const onnx::SparseTensorProto& t : g.sparse_initializer()) note_type(t.values().data_type());
-
-  info.node_count = static_cast<std::size_t>(g.node_size());
-  for (const onnx::NodeProto& n : g.node()) {
-    if (is_default_domain(n.domain()) && (n.op_type() == "Cast" || n.op_type() == "Constant")) {
-      for (const onnx::AttributeProto& a : n.attribute()) {
-        if (a.name() == "to") note_type(static_cast<int32_t>(a.i()));
-        if (a.name() == "value" && a.has_t()) note_type(a.t().data_type());
-      }
-    }
-    // Custom-domain ops are keyed "domain:Op" so that com.microsoft:Gelu does not count as ONNX Gelu.
-    const bool standard = is_default_domain(n.domain());
-    ++info.op_counts[standard ? n.op_type() : n.domain() + ":" + n.op_type()];
-    if (standard && (n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan"))
-      info.has_control_flow = true;
-  }
+  note_element_types(g, info);
+  describe_initializers(g, info);
+  describe_nodes(g, info);
   return info;
 }
 

@@ -32,6 +32,14 @@ struct ValueInfo {
   std::vector<Dim> dims;
 };
 
+// A control-flow node (If/Loop/Scan) and the size of the subgraphs it carries: bisect and the
+// backends see it as one opaque node, so `inspect` names it.
+struct ControlFlowNode {
+  std::string name;
+  std::string op_type;
+  std::size_t subgraph_nodes = 0;  // nodes in all its subgraphs, nested ones included
+};
+
 struct ModelInfo {
   std::filesystem::path path;
   int64_t ir_version = 0;
@@ -39,9 +47,13 @@ struct ModelInfo {
   std::string producer;                   // "pytorch 2.1", may be empty
   std::vector<ValueInfo> inputs;          // graph inputs that are not initializers
   std::vector<ValueInfo> outputs;
-  std::size_t node_count = 0;            // top-level graph nodes
-  std::map<std::string, int> op_counts;  // op_type -> count (top level)
-  bool has_control_flow = false;         // If/Loop/Scan present at top level
+  std::size_t node_count = 0;                 // top-level graph nodes
+  std::map<std::string, int> op_counts;       // op_type -> count (top level)
+  bool has_control_flow = false;              // If/Loop/Scan present at top level
+  std::vector<ControlFlowNode> control_flow;  // those nodes, in graph order
+  std::size_t initializer_count = 0;
+  std::uintmax_t initializer_bytes = 0;   // the weights' element bytes, stored inline or external
+  std::size_t external_initializers = 0;  // initializers whose bytes live in external data files
   // Element types of every tensor the top-level graph names: inputs, outputs, value_info,
   // initializers, Constant values and Cast targets. A backend that lacks a type (fp16 on a
   // WebGPU adapter without shader-f16) can refuse the model up front instead of miscomputing.

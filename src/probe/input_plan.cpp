@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #include "core/image.h"
 #include "core/npy.h"
@@ -128,6 +129,14 @@ Result<Shape> resolve_shape(const model::ValueInfo& info, const InputSettings& s
   return shape;
 }
 
+// The size guessed for a dim the user has not set: 1 for a leading (batch) dim, 32 elsewhere,
+// small enough to run anywhere and large enough for a few pooling steps.
+int64_t guessed_dim(std::size_t position) { return position == 0 ? 1 : 32; }
+
+bool needs_shape(const model::ValueInfo& info, const InputSettings& settings) {
+  return !settings.load_io && !settings.files.count(info.name) && !settings.shapes.count(info.name);
+}
+
 Result<std::vector<std::vector<NamedTensor>>> load_io_samples(const std::vector<PlannedInput>& inputs,
                                                               const std::filesystem::path& dir) {
   std::vector<std::vector<NamedTensor>> samples;
@@ -241,8 +250,61 @@ Result<Tensor> random_tensor(DType dtype, const Shape& shape, ValueRange r, uint
   return t;
 }
 
-Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings& settings) {
-  // Every name the user gave must exist, or a typo would silently be ignored.
+std::string MissingShapes::hint() const {
+  std::string flags;
+  for (const auto& f : suggested_flags) flags += (flags.empty() ? "" : " ") + f;
+  std::string h = flags.empty() ? ""
+                                : "set them with " + flags +
+                                      " (guessed sizes: 1 for a leading dim, 32 "
+                                      "for the others; use your model's real ones)";
+  if (suggested_flags.size() < problems.size() || flags.empty())
+    h += std::string(h.empty() ? "" : "; ") +
+         "give an input of unknown rank its whole shape with --shape NAME=D0,D1,...";
+  return h;
+}
+
+MissingShapes find_missing_shapes(const model::ModelInfo& model, const InputSettings& settings) {
+  MissingShapes missing;
+  std::set<std::string> suggested_symbols;
+  for (const auto& info : model.inputs) {
+    if (!needs_shape(info, settings)) continue;
+    if (!info.has_shape) {
+      missing.problems.push_back("input '" + info.name + "' has no declared shape (unknown rank)");
+      continue;
+    }
+    std::string shape_flag;  // for unnamed dims, the whole shape with guesses filled in
+    bool unnamed = false;
+    for (std::size_t d = 0; d < info.dims.size(); ++d) {
+      const model::Dim& dim = info.dims[d];
+      int64_t value = dim.value;
+      if (!dim.is_fixed() && !dim.symbol.empty()) {
+        if (auto it = settings.dims.find(dim.symbol); it != settings.dims.end()) {
+          value = it->second;
+        } else {
+          value = guessed_dim(d);
+          missing.problems.push_back("input '" + info.name + "' dim " + std::to_string(d) + " is symbolic '" +
+                                     dim.symbol + "'");
+          if (suggested_symbols.insert(dim.symbol).second)
+            missing.suggested_flags.push_back("--dim " + dim.symbol + "=" + std::to_string(value));
+        }
+      } else if (!dim.is_fixed()) {
+        value = guessed_dim(d);
+        unnamed = true;
+        missing.problems.push_back("input '" + info.name + "' dim " + std::to_string(d) +
+                                   " is unknown (no name, no size)");
+      }
+      shape_flag += (d == 0 ? "" : ",") + std::to_string(value);
+    }
+    if (unnamed) missing.suggested_flags.push_back("--shape " + info.name + "=" + shape_flag);
+  }
+  return missing;
+}
+
+namespace {
+
+// Every name and symbol the user gave must exist (a typo would silently be ignored), and every
+// shape must be known, all missing dims reported at once.
+Status check_settings(const model::ModelInfo& model, const InputSettings& settings) {
   auto known = [&](const std::string& name) {
     return std::any_of(model.inputs.begin(), model.inputs.end(),
                        [&](const auto& i) { return i.name == name; });
@@ -276,6 +338,18 @@ Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings
   PARITY_TRY(check_names(settings.files, "--input"));
   PARITY_TRY(check_names(settings.resize, "--resize"));
   if (settings.samples < 1) return input_error("--samples must be at least 1");
+  if (const MissingShapes missing = find_missing_shapes(model, settings); !missing.empty()) {
+    std::string what;
+    for (const auto& p : missing.problems) what += (what.empty() ? "" : "; ") + p;
+    return input_error(what, missing.hint());
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings& settings) {
+  PARITY_TRY(check_settings(model, settings));
 
   InputPlan plan;
   std::vector<std::optional<Tensor>> file_tensors;

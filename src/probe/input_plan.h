@@ -58,8 +58,22 @@ struct InputPlan {
 // "4.0 GiB", "512 B": sizes in messages.
 std::string describe_bytes(uint64_t bytes);
 
+// What an input set still lacks before random inputs can be built: symbolic dims with no --dim,
+// and inputs of unknown rank or with unnamed dims and no --shape (an input from a file or
+// --load-io needs neither). All of them at once, so a user fixes a model in one try, not one per dim.
+struct MissingShapes {
+  std::vector<std::string> problems;  // "input 'x' dim 0 is symbolic 'batch'"
+  // Ready-to-paste flags that would fill them ("--dim batch=1", "--shape x=1,3,32,32"): guessed
+  // sizes, 1 for a leading dim and 32 for the others; inputs of unknown rank have none.
+  std::vector<std::string> suggested_flags;
+  bool empty() const { return problems.empty(); }
+  // "set them with --dim batch=1 --dim h=32 (guessed sizes: ...)", for hints.
+  std::string hint() const;
+};
+MissingShapes find_missing_shapes(const model::ModelInfo& model, const InputSettings& settings);
+
 // Resolves shapes and builds every sample's tensors. Errors are bad_input at prepare_inputs and
-// name the input and dim ("input 'x' dim 0 is symbolic 'batch': set it with --dim batch=N").
+// name the input and dim ("input 'x' dim 0 is symbolic 'batch'"), every missing one at once.
 Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings& settings);
 
 // Seeded uniform random tensor in [range.lo, range.hi) (integers: [lo, hi)); deterministic.

@@ -84,66 +84,73 @@ std::string short_number(double v) {
   return fmt::format("{:.2e}", v);
 }
 
-std::string probe_table(const probe::ProbeReport& r) {
-  std::string out;
+namespace {
+
+std::string header(const probe::ProbeReport& r) {
   std::string inputs;
   for (const auto& in : r.inputs) {
     if (!inputs.empty()) inputs += ", ";
     inputs += fmt::format("{} {}{}", in.info.name, dtype_name(in.info.dtype), shape_to_string(in.shape));
     if (in.source != "random") inputs += " from " + in.source.substr(in.source.find(':') + 1);
   }
-  out += fmt::format("parity probe {}\n  inputs: {}\n  reference: {}, {} sample{}, seed {}\n\n",
+  return fmt::format("parity probe {}\n  inputs: {}\n  reference: {}, {} sample{}, seed {}\n\n",
                      r.model.path.filename().string(), inputs, r.reference, r.samples,
                      r.samples == 1 ? "" : "s", r.seed);
+}
 
-  std::vector<std::vector<std::string>> rows{
-      {"BACKEND", "STATUS", "ORT", "NODES EP/CPU", "TIME", "WORST OUTPUT", "MAX_ABS", "COSINE", "EVIDENCE"}};
-  std::vector<std::string> details;
-  for (const auto& b : r.backends) {
-    std::string status(probe::to_string(b.status));
-    if (b.is_reference) status += " (ref)";
-    if (b.is_noise) status += " (noise)";
-    std::vector<std::string> row{b.name, status, b.ort_version.empty() ? "-" : b.ort_version, nodes_text(b),
-                                 b.error ? "-" : ms_text(b.create_ms + b.run_ms)};
-    if (b.error) {
-      row.insert(row.end(),
-                 {"-", "-", "-", fmt::format("{}: {}", to_string(b.error->stage), to_string(b.error->kind))});
-      details.push_back(b.error->describe());  // starts with the backend's name
-    } else if (const auto* o = worst_output(b)) {
-      const bool has_cmp = o->comparison.has_value();
-      row.push_back(o->name);
-      row.push_back(has_cmp ? short_number(o->comparison->max_abs) : "-");
-      row.push_back(has_cmp && o->comparison->cosine ? fmt::format("{:.6f}", *o->comparison->cosine) : "-");
-      row.push_back(evidence(*o, r.noise_from));
-      for (const auto& out_report : b.outputs) {
-        if (out_report.verdict == Verdict::mismatch) {
-          details.push_back(fmt::format("{}: output '{}' fails rule '{}' (sample {}): {}", b.name,
-                                        out_report.name, out_report.failed_rule, out_report.worst_sample,
-                                        out_report.detail));
-          if (few_elements_off(out_report))
-            details.push_back(fmt::format(
-                "{}: only {} element(s) of '{}' are off and the rest agree (cosine {}): where the model "
-                "selects (local maxima, top-k, thresholds), a near-tie can flip on rounding noise; "
-                "'parity bisect' tells such a flip from a miscompute",
-                b.name, out_report.comparison->elements_over_tol, out_report.name,
-                fmt::format("{:.6f}", *out_report.comparison->cosine)));
-        } else if (!out_report.inconclusive.empty())
-          details.push_back(fmt::format(
-              "{}: output '{}' is inconclusive: {}, so a backend that is wrong in the same way would match; "
-              "hint: feed a real input (--input), widen --range, or judge another output",
-              b.name, out_report.name, out_report.inconclusive));
-      }
-    } else {
-      row.insert(row.end(), {"-", "-", "-", "no outputs"});
-    }
-    if (!b.adapter.empty()) details.push_back(fmt::format("{}: adapter {}", b.name, b.adapter));
-    if (backend::is_web_backend(b.ep))  // their notes are about the path that really ran
-      for (const auto& note : b.notes) details.push_back(fmt::format("{}: {}", b.name, note));
-    rows.push_back(std::move(row));
+// The lines under the table for one output: why it failed, or why it proves nothing.
+void output_details(const probe::BackendReport& b, const probe::OutputReport& o,
+                    std::vector<std::string>& details) {
+  if (o.verdict == Verdict::mismatch) {
+    details.push_back(fmt::format("{}: output '{}' fails rule '{}' (sample {}): {}", b.name, o.name,
+                                  o.failed_rule, o.worst_sample, o.detail));
+    if (few_elements_off(o))
+      details.push_back(fmt::format(
+          "{}: only {} element(s) of '{}' are off and the rest agree (cosine {}): where the model "
+          "selects (local maxima, top-k, thresholds), a near-tie can flip on rounding noise; "
+          "'parity bisect' tells such a flip from a miscompute",
+          b.name, o.comparison->elements_over_tol, o.name, fmt::format("{:.6f}", *o.comparison->cosine)));
+  } else if (!o.inconclusive.empty()) {
+    details.push_back(fmt::format(
+        "{}: output '{}' is inconclusive: {}, so a backend that is wrong in the same way would match; "
+        "hint: feed a real input (--input), widen --range, or judge another output",
+        b.name, o.name, o.inconclusive));
   }
+}
+
+// One table row for a backend, and its detail lines.
+std::vector<std::string> backend_row(const probe::ProbeReport& r, const probe::BackendReport& b,
+                                     std::vector<std::string>& details) {
+  std::string status(probe::to_string(b.status));
+  if (b.is_reference) status += " (ref)";
+  if (b.is_noise) status += " (noise)";
+  std::vector<std::string> row{b.name, status, b.ort_version.empty() ? "-" : b.ort_version, nodes_text(b),
+                               b.error ? "-" : ms_text(b.create_ms + b.run_ms)};
+  if (b.error) {
+    row.insert(row.end(),
+               {"-", "-", "-", fmt::format("{}: {}", to_string(b.error->stage), to_string(b.error->kind))});
+    details.push_back(b.error->describe());  // starts with the backend's name
+  } else if (const auto* o = worst_output(b)) {
+    const bool has_cmp = o->comparison.has_value();
+    row.push_back(o->name);
+    row.push_back(has_cmp ? short_number(o->comparison->max_abs) : "-");
+    row.push_back(has_cmp && o->comparison->cosine ? fmt::format("{:.6f}", *o->comparison->cosine) : "-");
+    row.push_back(evidence(*o, r.noise_from));
+    for (const auto& out_report : b.outputs) output_details(b, out_report, details);
+  } else {
+    row.insert(row.end(), {"-", "-", "-", "no outputs"});
+  }
+  if (!b.adapter.empty()) details.push_back(fmt::format("{}: adapter {}", b.name, b.adapter));
+  if (backend::is_web_backend(b.ep))  // their notes are about the path that really ran
+    for (const auto& note : b.notes) details.push_back(fmt::format("{}: {}", b.name, note));
+  return row;
+}
+
+std::string aligned(const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> width(rows[0].size(), 0);
   for (const auto& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  std::string out;
   for (const auto& row : rows) {
     std::string line;
     for (std::size_t c = 0; c < row.size(); ++c)
@@ -151,10 +158,10 @@ std::string probe_table(const probe::ProbeReport& r) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
-  if (!details.empty()) {
-    out += "\n";
-    for (const auto& d : details) out += "  " + d + "\n";
-  }
+  return out;
+}
+
+std::string result_line(const probe::ProbeReport& r) {
   const auto count = [&](auto pred) { return std::count_if(r.backends.begin(), r.backends.end(), pred); };
   const auto failing = count([](const auto& b) {
     return !b.is_noise && b.status != probe::BackendStatus::ok &&
@@ -163,15 +170,28 @@ std::string probe_table(const probe::ProbeReport& r) {
   const auto inconclusive =
       count([](const auto& b) { return b.status == probe::BackendStatus::inconclusive; });
   if (failing == 0 && inconclusive == 0)
-    out += fmt::format("\nresult: all {} backends agree with the reference\n", r.backends.size());
-  else if (failing == 0)
-    out +=
-        fmt::format("\nresult: {} of {} backends are inconclusive: the reference gives nothing to compare\n",
-                    inconclusive, r.backends.size());
-  else
-    out += fmt::format("\nresult: {} of {} backends are not ok{}\n", failing, r.backends.size(),
-                       inconclusive ? fmt::format(", {} inconclusive", inconclusive) : "");
-  return out;
+    return fmt::format("\nresult: all {} backends agree with the reference\n", r.backends.size());
+  if (failing == 0)
+    return fmt::format(
+        "\nresult: {} of {} backends are inconclusive: the reference gives nothing to compare\n",
+        inconclusive, r.backends.size());
+  return fmt::format("\nresult: {} of {} backends are not ok{}\n", failing, r.backends.size(),
+                     inconclusive ? fmt::format(", {} inconclusive", inconclusive) : "");
+}
+
+}  // namespace
+
+std::string probe_table(const probe::ProbeReport& r) {
+  std::vector<std::vector<std::string>> rows{
+      {"BACKEND", "STATUS", "ORT", "NODES EP/CPU", "TIME", "WORST OUTPUT", "MAX_ABS", "COSINE", "EVIDENCE"}};
+  std::vector<std::string> details;
+  for (const auto& b : r.backends) rows.push_back(backend_row(r, b, details));
+  std::string out = header(r) + aligned(rows);
+  if (!details.empty()) {
+    out += "\n";
+    for (const auto& d : details) out += "  " + d + "\n";
+  }
+  return out + result_line(r);
 }
 
 }  // namespace parity::report

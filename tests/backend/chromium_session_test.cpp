@@ -13,15 +13,14 @@
 #include <thread>
 
 #include "support/processes.h"
+#include "support/requirements.h"
 
 namespace parity::backend::browser {
 namespace {
 
 class ChromiumSessionTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (::access(kDefaultChromium, X_OK) != 0) GTEST_SKIP() << "no chromium at " << kDefaultChromium;
-  }
+  void SetUp() override { PARITY_REQUIRE("chromium"); }
 };
 
 TEST_F(ChromiumSessionTest, EvaluatesConsoleTimeoutAndCleansUp) {

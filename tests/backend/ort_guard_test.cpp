@@ -84,7 +84,7 @@ void PrintTo(const GuardCase& c, std::ostream* os) {
   *os << (c.null ? "null " : "fail ") << c.name << " on " << c.ep;
 }
 
-class OrtGuardInjection : public ::testing::TestWithParam<GuardCase> {
+class OrtGuardFault : public ::testing::TestWithParam<GuardCase> {
  protected:
   static void SetUpTestSuite() {
     dir_ = new testing::ScopedTempDir;
@@ -111,7 +111,7 @@ class OrtGuardInjection : public ::testing::TestWithParam<GuardCase> {
   static inline std::string strings_model_;
 };
 
-TEST_P(OrtGuardInjection, EndsInATypedErrorAtItsStage) {
+TEST_P(OrtGuardFault, TypedErrorAtItsStage) {
   const GuardCase& c = GetParam();
   ASSERT_NE(real_api(), nullptr);
   OrtApi table = *real_api();
@@ -220,7 +220,7 @@ std::string case_name(const ::testing::TestParamInfo<GuardCase>& info) {
          (info.param.model == Model::strings ? "_strings" : "");
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryCreationPoint, OrtGuardInjection, ::testing::ValuesIn(kCases), case_name);
+INSTANTIATE_TEST_SUITE_P(Each, OrtGuardFault, ::testing::ValuesIn(kCases), case_name);
 
 // The kind comes from ORT's code and message, through the same guard.
 TEST(OrtGuardKinds, StubbedFailuresAreClassified) {

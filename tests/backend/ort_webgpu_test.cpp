@@ -13,6 +13,7 @@
 #include "backend_test_util.h"
 #include "onnx_wire.h"
 #include "reference_math.h"
+#include "support/requirements.h"
 
 namespace parity::backend {
 namespace {
@@ -23,15 +24,11 @@ using testing::test_values;
 
 constexpr const char* kMockIcdLib = "/usr/lib/chromium/libVkICD_mock_icd.so";
 
-bool swiftshader_installed() { return std::filesystem::exists(kSwiftShaderIcd); }
-
 // Every test starts from the caller's Vulkan environment (none) and leaves it as it was, since
 // the backend sets VK_ICD_FILENAMES/VK_DRIVER_FILES process-wide.
 class OrtWebGpu : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!swiftshader_installed()) GTEST_SKIP() << "SwiftShader (Debian chromium) is not installed";
-  }
+  void SetUp() override { PARITY_REQUIRE("webgpu-adapter"); }
   Result<RunResult> timed_run(const BackendSpec& spec, const RunRequest& request) {
     const auto start = std::chrono::steady_clock::now();
     auto backend = create_backend(spec);
@@ -101,7 +98,7 @@ TEST_F(OrtWebGpu, ConvImageMatchesCpu) {
 }
 
 TEST_F(OrtWebGpu, MockDriverIsUnavailableAtAppendProvider) {
-  if (!std::filesystem::exists(kMockIcdLib)) GTEST_SKIP() << "Chromium's mock Vulkan ICD is not installed";
+  PARITY_REQUIRE("mock-icd");
   testing::ScopedTempDir dir;
   const auto manifest = dir.path() / "mock_icd.json";
   std::ofstream(manifest) << R"({"file_format_version": "1.0.0", "ICD": {"library_path": ")" << kMockIcdLib

@@ -11,6 +11,7 @@
 #include "backend/browser/chromium_session.h"
 #include "backend/browser/web_server.h"
 #include "backend_test_util.h"
+#include "support/requirements.h"
 
 namespace parity::backend::browser {
 namespace {
@@ -55,7 +56,7 @@ std::string run_page(const ReproPage& page) {
 }
 
 TEST(ReproPage, ShowsTheMiscomputeInAPlainBrowserPage) {
-  if (::access(kDefaultChromium, X_OK) != 0) GTEST_SKIP() << "no chromium";
+  PARITY_REQUIRE("chromium");
   ReproPage page{*web_path_for("web-webgpu"), "1.30.0", "DequantizeLinear <q> diverges", {}, {}};
   page.inputs.push_back(int8_tensor("q", {1, 1, 1, 1, 1, 1, 1, 1}));
   const std::vector<float> want{1, 1, 10, 10, 100, 100, 1000, 1000};  // what the CPU EP computes

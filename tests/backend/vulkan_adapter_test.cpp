@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "backend_test_util.h"
+#include "support/requirements.h"
 
 namespace parity::backend {
 namespace {
@@ -22,7 +23,7 @@ std::string env(const char* name) {
 }
 
 TEST_F(VulkanAdapter, SwiftShaderIsListedAsACpuDevice) {
-  if (!std::filesystem::exists(kSwiftShaderIcd)) GTEST_SKIP() << "no SwiftShader";
+  PARITY_REQUIRE("webgpu-adapter");
   setenv("VK_ICD_FILENAMES", std::string(kSwiftShaderIcd).c_str(), 1);
   auto devices = enumerate_vulkan_devices();
   ASSERT_TRUE(devices.ok()) << devices.error().describe();
@@ -34,7 +35,7 @@ TEST_F(VulkanAdapter, SwiftShaderIsListedAsACpuDevice) {
 }
 
 TEST_F(VulkanAdapter, ModesSetOrKeepTheLoaderEnvironment) {
-  if (!std::filesystem::exists(kSwiftShaderIcd)) GTEST_SKIP() << "no SwiftShader";
+  PARITY_REQUIRE("webgpu-adapter");
   auto forced = select_webgpu_adapter("swiftshader");
   ASSERT_TRUE(forced.ok()) << forced.error().describe();
   EXPECT_EQ(env("VK_ICD_FILENAMES"), kSwiftShaderIcd);

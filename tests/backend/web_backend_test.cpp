@@ -12,6 +12,7 @@
 
 #include "backend/backend.h"
 #include "backend_test_util.h"
+#include "support/requirements.h"
 
 namespace parity::backend::browser {
 namespace {
@@ -28,9 +29,7 @@ std::string property(const RunResult& r, const std::string& key) {
 
 class WebBackendTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (::access(kDefaultChromium, X_OK) != 0) GTEST_SKIP() << "no chromium at " << kDefaultChromium;
-  }
+  void SetUp() override { PARITY_REQUIRE("chromium"); }
 
   Result<RunResult> run_web(const std::string& ep, const RunRequest& request, WebRunControl control = {},
                             BackendSpec spec = {}) {

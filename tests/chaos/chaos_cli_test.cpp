@@ -11,6 +11,7 @@
 
 #include "backend/vulkan_adapter.h"
 #include "chaos/fault_plan.h"
+#include "support/requirements.h"
 #include "support/run_parity.h"
 #include "support/temp_dir.h"
 
@@ -23,9 +24,7 @@ const std::string kModel = std::string(PARITY_TEST_MODELS) + "/matmul_add_relu.o
 
 class ChaosCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!std::filesystem::exists(backend::kSwiftShaderIcd)) GTEST_SKIP() << "SwiftShader not installed";
-  }
+  void SetUp() override { PARITY_REQUIRE("webgpu-adapter"); }
 
   // Runs parity chaos with `args` (after MODEL) and returns the parsed JSON report.
   json run_chaos(std::vector<std::string> args, parity::testing::CommandResult& result) {

@@ -13,6 +13,7 @@
 
 #include "backend/vulkan_adapter.h"
 #include "chaos/chaos_runner.h"
+#include "support/requirements.h"
 
 namespace parity::chaos {
 namespace {
@@ -125,8 +126,8 @@ class VulkanRig {
 class VkChaosLayerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(backend::kSwiftShaderIcd)) GTEST_SKIP() << "SwiftShader not installed";
-    if (loader_entry() == nullptr) GTEST_SKIP() << "no libvulkan.so.1";
+    PARITY_REQUIRE("webgpu-adapter");
+    PARITY_REQUIRE("vulkan-loader");
   }
   // The environment is process-wide: leave none of it to tests that spawn parity.
   void TearDown() override {

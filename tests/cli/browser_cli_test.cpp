@@ -12,6 +12,7 @@
 
 #include "core/child_process.h"
 #include "support/processes.h"
+#include "support/requirements.h"
 #include "support/run_parity.h"
 
 namespace parity {
@@ -27,7 +28,7 @@ std::vector<fs::path> profiles_in(const fs::path& dir) {
 }
 
 TEST(BrowserCli, CtrlCShutsChromiumDownAndRemovesItsProfile) {
-  if (::access("/usr/lib/chromium/chromium", X_OK) != 0) GTEST_SKIP() << "no chromium";
+  PARITY_REQUIRE("chromium");
   testing::TempDir tmp;  // the parity process's TMPDIR: its browser profile lands here
   SpawnOptions so;
   so.exe = PARITY_BIN;

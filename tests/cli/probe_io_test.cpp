@@ -1,6 +1,7 @@
 // --save-io / --load-io / --input FILE.npy: a run can be written down and reproduced exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -92,6 +93,17 @@ TEST(Cli, HelpTeachesAndExitsZero) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find("Examples:"), std::string::npos);
   EXPECT_NE(r.output.find("--backends"), std::string::npos);
+  // One summary line, then Usage; the long text (exit codes, examples) after the options.
+  EXPECT_LT(r.output.find("Usage:"), r.output.find('\n') + 2) << r.output;
+  EXPECT_LT(r.output.find("--backends"), r.output.find("Examples:"));
+  EXPECT_EQ(r.output.find("{false}"), std::string::npos) << "a switch shows a misleading default";
+  EXPECT_NE(r.output.find("--count-nodes               profile one run to count the nodes each EP really ran "
+                          "(default: on)"),
+            std::string::npos);
+  // The top level lists each verb on one line.
+  auto top = testing::run_parity({"--help"});
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_LT(std::count(top.output.begin(), top.output.end(), '\n'), 25) << top.output;
   auto none = testing::run_parity({});
   EXPECT_EQ(none.exit_code, 2);
 }

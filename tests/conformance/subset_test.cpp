@@ -11,8 +11,9 @@
 #include <set>
 #include <vector>
 
-#include "report/conformance_json.h"
 #include "conformance/test_case.h"
+#include "report/conformance_json.h"
+#include "support/requirements.h"
 #include "support/run_parity.h"
 
 namespace parity::conformance {
@@ -33,8 +34,7 @@ class ConformanceSubset : public ::testing::TestWithParam<Subset> {};
 
 TEST_P(ConformanceSubset, StatesMatchTheRecordedExpectations) {
   const Subset& subset = GetParam();
-  if (!fs::exists(fs::path(kDefaultSuiteDir) / "test_abs"))
-    GTEST_SKIP() << "libonnx-testdata not installed (scripts/bootstrap.sh installs it)";
+  PARITY_REQUIRE("onnx-testdata");
   testing::TempDir dir;
   const std::string expect = std::string(PARITY_FIXTURES) + "/conformance/" + subset.expect_file;
   const std::string json = fs::path(dir.path()).string() + "/subset.json";
@@ -98,7 +98,7 @@ TEST(ConformanceCli, DiffExitsOneOnRegression) {
 // natively (a worker that crashes once) and in the browser (a page that throws once, re-run in a
 // freshly loaded page). The test fault's ":first" spares the re-check, as real flakiness would.
 TEST(ConformanceCli, AResultThatChangesOnAFreshRerunIsFlaky) {
-  if (!fs::exists(fs::path(kDefaultSuiteDir) / "test_abs")) GTEST_SKIP() << "libonnx-testdata not installed";
+  PARITY_REQUIRE("onnx-testdata");
   const bool browser = ::access("/usr/lib/chromium/chromium", X_OK) == 0;
   testing::TempDir dir;
   const std::string json = fs::path(dir.path()).string() + "/flaky.json";
@@ -136,7 +136,7 @@ TEST(ConformanceCli, AResultThatChangesOnAFreshRerunIsFlaky) {
 }
 
 TEST(ConformanceCli, ListAndBadSuite) {
-  if (!fs::exists(fs::path(kDefaultSuiteDir) / "test_abs")) GTEST_SKIP() << "libonnx-testdata not installed";
+  PARITY_REQUIRE("onnx-testdata");
   auto list = testing::run_parity({"conformance", "--list", "--filter", "test_abs*"});
   EXPECT_EQ(list.exit_code, 0) << list.output;
   EXPECT_NE(list.output.find("test_abs\n"), std::string::npos) << list.output;

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "support/requirements.h"
 #include "support/run_parity.h"
 
 namespace parity::conformance {
@@ -14,8 +15,6 @@ void touch(const fs::path& p) {
   fs::create_directories(p.parent_path());
   std::ofstream(p) << "x";
 }
-
-bool have_suite() { return fs::exists(fs::path(kDefaultSuiteDir) / "test_abs" / "model.onnx"); }
 
 TEST(DiscoverTests, FindsModelFoldersSortedAndFiltered) {
   testing::TempDir dir;
@@ -60,7 +59,7 @@ TEST(MatchesAny, GlobsMatchWholeNames) {
 }
 
 TEST(LoadTestCase, ReadsModelAndDataSetNamedAfterTheGraph) {
-  if (!have_suite()) GTEST_SKIP() << "libonnx-testdata not installed";
+  PARITY_REQUIRE("onnx-testdata");
   auto found = discover_tests(kDefaultSuiteDir, {"test_abs"});
   ASSERT_TRUE(found.ok());
   ASSERT_EQ(found->size(), 1u);
@@ -77,7 +76,7 @@ TEST(LoadTestCase, ReadsModelAndDataSetNamedAfterTheGraph) {
 }
 
 TEST(LoadTestCase, Bfloat16StoredAsUint16IsReadAsDeclared) {
-  if (!have_suite()) GTEST_SKIP() << "libonnx-testdata not installed";
+  PARITY_REQUIRE("onnx-testdata");
   TestCase tc = load_test_case(
       {"test_cast_FLOAT_to_BFLOAT16", fs::path(kDefaultSuiteDir) / "test_cast_FLOAT_to_BFLOAT16"});
   ASSERT_TRUE(tc.skip_reason.empty()) << tc.skip_reason;
@@ -85,7 +84,7 @@ TEST(LoadTestCase, Bfloat16StoredAsUint16IsReadAsDeclared) {
 }
 
 TEST(LoadTestCase, SequencesAreSkippedWithAReason) {
-  if (!have_suite()) GTEST_SKIP() << "libonnx-testdata not installed";
+  PARITY_REQUIRE("onnx-testdata");
   for (const char* name : {"test_sequence_insert_at_back", "test_optional_get_element_sequence"}) {
     TestCase tc = load_test_case({name, fs::path(kDefaultSuiteDir) / name});
     EXPECT_FALSE(tc.skip_reason.empty()) << name;
@@ -96,7 +95,7 @@ TEST(LoadTestCase, SequencesAreSkippedWithAReason) {
 }
 
 TEST(LoadTestCase, ExpandedTestIsNamedAfterItsOp) {
-  if (!have_suite()) GTEST_SKIP() << "libonnx-testdata not installed";
+  PARITY_REQUIRE("onnx-testdata");
   TestCase tc = load_test_case(
       {"test_softmax_axis_0_expanded", fs::path(kDefaultSuiteDir) / "test_softmax_axis_0_expanded"});
   EXPECT_EQ(tc.op, "Softmax (expanded)");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/requirements.h"
 #include "support/temp_dir.h"
 
 namespace parity {
@@ -41,8 +42,6 @@ int run_python(const TempDir& dir, const std::string& script) {
   const std::string cmd = "/usr/bin/python3 " + (dir / "script.py").string() + " " + dir.path().string();
   return std::system(cmd.c_str());
 }
-
-bool have_numpy() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
 
 // Values both sides generate for element i: small, exactly representable in every dtype.
 double expected_value(DType t, std::size_t i) {
@@ -134,7 +133,7 @@ TEST(Npy, MissingFileIsIoError) {
 }
 
 TEST(Npy, ReadsFilesWrittenByNumpy) {
-  if (!have_numpy()) GTEST_SKIP() << "/usr/bin/python3 with numpy (Debian python3-numpy) is not installed";
+  PARITY_REQUIRE("numpy");
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   ASSERT_EQ(run_python(dir, std::string(kNumpyValues) + R"(
@@ -205,7 +204,7 @@ np.save(f'{d}/unicode.npy', np.array(['ab', 'c']))
 }
 
 TEST(Npy, NumpyReadsFilesWeWrite) {
-  if (!have_numpy()) GTEST_SKIP() << "/usr/bin/python3 with numpy (Debian python3-numpy) is not installed";
+  PARITY_REQUIRE("numpy");
   TempDir dir;
   ASSERT_TRUE(dir.ok());
   for (const auto& [code, dtype] : numpy_codes()) {

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "support/requirements.h"
+
 namespace parity::isolate {
 namespace {
 
@@ -24,7 +26,7 @@ backend::BackendSpec spec_for(const std::string& ep) {
 }
 
 TEST(BackendRunner, BrowsersAreSharedPerBundleAndNativeRunsInWorkers) {
-  if (::access("/usr/lib/chromium/chromium", X_OK) != 0) GTEST_SKIP() << "no chromium";
+  PARITY_REQUIRE("chromium");
   BackendRunner runner;
   IsolationLimits limits;
   limits.timeout_s = 120;
@@ -46,7 +48,7 @@ TEST(BackendRunner, BrowsersAreSharedPerBundleAndNativeRunsInWorkers) {
 }
 
 TEST(BackendRunner, BrowserTestFaultTravelsWithTheLaunch) {
-  if (::access("/usr/lib/chromium/chromium", X_OK) != 0) GTEST_SKIP() << "no chromium";
+  PARITY_REQUIRE("chromium");
   BackendRunner runner;
   IsolationLimits limits;
   limits.timeout_s = 10;  // room for launch and session creation on a loaded 2-core machine

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "support/requirements.h"
 #include "support/temp_dir.h"
 #include "wire_writer.h"
 
@@ -157,7 +158,7 @@ TEST(InspectModel, BytesAgreeWithFile) {
 }
 
 TEST(InspectModel, ReadsOnnxTestSuiteModels) {
-  if (!fs::exists(kOnnxNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  PARITY_REQUIRE("onnx-testdata");
   auto add = inspect_model(kOnnxNodeTests / "test_add" / "model.onnx");
   ASSERT_TRUE(add.ok()) << add.error().describe();
   ASSERT_EQ(add->inputs.size(), 2u);
@@ -181,6 +182,7 @@ TEST(InspectModel, MissingFileIsIo) {
 TEST(InspectModel, DirectoryIsIo) { expect_error(inspect_model(kModels), ErrorKind::io, "is a directory"); }
 
 TEST(InspectModel, UnreadableFileIsIo) {
+  // Not a missing tool: root reads files whatever their permissions, so there is nothing to test.
   if (::geteuid() == 0) GTEST_SKIP() << "root reads files regardless of permissions";
   TempDir dir;
   const fs::path path = dir / "locked.onnx";
@@ -202,7 +204,7 @@ TEST(InspectModel, TextFileIsNotOnnx) {
 }
 
 TEST(InspectModel, TensorFileIsNotOnnx) {
-  if (!fs::exists(kOnnxNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  PARITY_REQUIRE("onnx-testdata");
   // A TensorProto frames as protobuf; its field types give it away.
   expect_error(inspect_model(kOnnxNodeTests / "test_add" / "test_data_set_0" / "input_0.pb"),
                ErrorKind::bad_input, "not an ONNX model");

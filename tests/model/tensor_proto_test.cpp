@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/requirements.h"
 #include "support/temp_dir.h"
 #include "wire_writer.h"
 
@@ -25,9 +26,6 @@ const fs::path kOnnxNodeTests = "/usr/share/libonnx-testdata/data/node";
 fs::path node_test_file(const std::string& test, const std::string& file) {
   return kOnnxNodeTests / test / "test_data_set_0" / file;
 }
-
-#define SKIP_WITHOUT_ONNX_TESTDATA() \
-  if (!fs::exists(kOnnxNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed"
 
 // A TensorProto header: name, element type, dims (packed, as protobuf 3 writes them).
 WireWriter header(DType dtype, std::initializer_list<int64_t> dims, const std::string& name = "t") {
@@ -61,7 +59,7 @@ std::vector<T> values_of(const Tensor& t) {
 // --- real files from ONNX's own test suite -------------------------------------------------------
 
 TEST(TensorProto, ReadsFloatTestData) {
-  SKIP_WITHOUT_ONNX_TESTDATA();
+  PARITY_REQUIRE("onnx-testdata");
   auto r = read_tensor_proto(node_test_file("test_add", "input_0.pb"));
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->name, "x");
@@ -75,7 +73,7 @@ TEST(TensorProto, ReadsFloatTestData) {
 }
 
 TEST(TensorProto, ReadsIntegerTestData) {
-  SKIP_WITHOUT_ONNX_TESTDATA();
+  PARITY_REQUIRE("onnx-testdata");
   auto u8 = read_tensor_proto(node_test_file("test_add_uint8", "input_0.pb"));
   ASSERT_TRUE(u8.ok()) << u8.error().describe();
   EXPECT_EQ(u8->tensor.dtype(), DType::uint8);
@@ -87,7 +85,7 @@ TEST(TensorProto, ReadsIntegerTestData) {
 }
 
 TEST(TensorProto, BFloat16SavedAsUint16IsReinterpretedWhenDeclared) {
-  SKIP_WITHOUT_ONNX_TESTDATA();
+  PARITY_REQUIRE("onnx-testdata");
   const fs::path in = node_test_file("test_cast_BFLOAT16_to_FLOAT", "input_0.pb");
   auto as_saved = read_tensor_proto(in);
   ASSERT_TRUE(as_saved.ok()) << as_saved.error().describe();
@@ -131,14 +129,14 @@ TEST(TensorProto, BFloat16SavedAsUint16IsReinterpretedWhenDeclared) {
 }
 
 TEST(TensorProto, DeclaredTypeOfAnotherWidthIsIgnored) {
-  SKIP_WITHOUT_ONNX_TESTDATA();
+  PARITY_REQUIRE("onnx-testdata");
   auto r = read_tensor_proto(node_test_file("test_cast_BFLOAT16_to_FLOAT", "input_0.pb"), DType::float32);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->tensor.dtype(), DType::uint16);
 }
 
 TEST(TensorProto, ReadsStringTestData) {
-  SKIP_WITHOUT_ONNX_TESTDATA();
+  PARITY_REQUIRE("onnx-testdata");
   auto days = read_tensor_proto(
       node_test_file("test_strnormalizer_export_monday_casesensintive_lower", "input_0.pb"));
   ASSERT_TRUE(days.ok()) << days.error().describe();
@@ -379,7 +377,7 @@ TEST(TensorProto, WriteReadRoundTrip) {
 }
 
 TEST(TensorProto, RealFileRoundTripsByteForByte) {
-  SKIP_WITHOUT_ONNX_TESTDATA();
+  PARITY_REQUIRE("onnx-testdata");
   // Both are raw_data with the same field order, so our serialization matches onnx.numpy_helper's.
   const fs::path path = node_test_file("test_add", "input_0.pb");
   auto t = read_tensor_proto(path);

@@ -49,4 +49,13 @@ CommandResult run_fixture(const std::string& verb, const nlohmann::json& fx,
   return run_parity(args, env);
 }
 
+std::vector<std::string> unknown_keys(const nlohmann::json& object, const std::vector<std::string>& known,
+                                      const std::string& where) {
+  std::vector<std::string> out;
+  if (!object.is_object()) return out;
+  for (const auto& [key, value] : object.items())
+    if (std::find(known.begin(), known.end(), key) == known.end()) out.push_back(where + key);
+  return out;
+}
+
 }  // namespace parity::testing

@@ -25,6 +25,11 @@ std::string expand(std::string s, const std::map<std::string, std::string>& vars
 // Chromium's mock driver (no usable adapter).
 std::map<std::string, std::string> fixture_vars(const std::string& tmp_dir);
 
+// Keys of `object` not in `known`, each prefixed with `where` ("expect.", "expect.backends.cpu."):
+// a runner fails on them, so a misspelt key cannot silently check nothing.
+std::vector<std::string> unknown_keys(const nlohmann::json& object, const std::vector<std::string>& known,
+                                      const std::string& where);
+
 // Runs `verb` with the fixture's "args" (expanded) plus `extra_args`, under its "env".
 CommandResult run_fixture(const std::string& verb, const nlohmann::json& fx,
                           const std::map<std::string, std::string>& vars,

@@ -80,6 +80,45 @@ std::string WebServer::token() {
   return buf;
 }
 
+// Streams a registered blob: from memory, or from its file in chunks so a large model is never
+// held whole by the server.
+void WebServer::serve_blob(const httplib::Request& req, httplib::Response& res) {
+  Blob blob;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = blobs_.find(req.matches[1]);
+    if (it == blobs_.end()) {
+      res.status = 404;
+      return;
+    }
+    blob = it->second;
+  }
+  res.set_header("Cache-Control", "no-store");
+  if (blob.path.empty()) {
+    auto bytes = blob.bytes;
+    set_octet_body(res, bytes->size(),
+                   [bytes](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                     return sink.write(bytes->data() + offset, length);
+                   });
+    return;
+  }
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(blob.path, ec);
+  auto in = std::make_shared<std::ifstream>(blob.path, std::ios::binary);
+  if (ec || !*in) {
+    res.status = 404;
+    return;
+  }
+  set_octet_body(res, static_cast<std::size_t>(size),
+                 [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                   std::vector<char> buf(std::min(length, kFileChunk));
+                   in->seekg(static_cast<std::streamoff>(offset));
+                   in->read(buf.data(), static_cast<std::streamsize>(buf.size()));
+                   const auto got = static_cast<std::size_t>(in->gcount());
+                   return got > 0 && sink.write(buf.data(), got);
+                 });
+}
+
 void WebServer::install_routes() {
   httplib::Server& s = *server_;
   // Cross-origin isolation for SharedArrayBuffer (threaded wasm); CORP so workers may load.
@@ -101,42 +140,8 @@ void WebServer::install_routes() {
   });
   s.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
 
-  s.Get(R"(/blob/([0-9a-f]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    Blob blob;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = blobs_.find(req.matches[1]);
-      if (it == blobs_.end()) {
-        res.status = 404;
-        return;
-      }
-      blob = it->second;
-    }
-    res.set_header("Cache-Control", "no-store");
-    if (blob.path.empty()) {
-      auto bytes = blob.bytes;
-      set_octet_body(res, bytes->size(),
-                     [bytes](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-                       return sink.write(bytes->data() + offset, length);
-                     });
-      return;
-    }
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(blob.path, ec);
-    auto in = std::make_shared<std::ifstream>(blob.path, std::ios::binary);
-    if (ec || !*in) {
-      res.status = 404;
-      return;
-    }
-    set_octet_body(res, static_cast<std::size_t>(size),
-                   [in](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-                     std::vector<char> buf(std::min(length, kFileChunk));
-                     in->seekg(static_cast<std::streamoff>(offset));
-                     in->read(buf.data(), static_cast<std::streamsize>(buf.size()));
-                     const auto got = static_cast<std::size_t>(in->gcount());
-                     return got > 0 && sink.write(buf.data(), got);
-                   });
-  });
+  s.Get(R"(/blob/([0-9a-f]+))",
+        [this](const httplib::Request& req, httplib::Response& res) { serve_blob(req, res); });
 
   s.Post(R"(/out/([0-9a-f]+)/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mu_);

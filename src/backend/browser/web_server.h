@@ -22,7 +22,9 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace parity::backend::browser {
 
@@ -65,6 +67,7 @@ class WebServer {
   WebServer();
   std::string token();
   void install_routes();
+  void serve_blob(const httplib::Request& req, httplib::Response& res);  // GET /blob/ID
 
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;

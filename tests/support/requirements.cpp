@@ -1,0 +1,71 @@
+#include "support/requirements.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace parity::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kChromium = "/usr/lib/chromium/chromium";
+constexpr const char* kSwiftShaderIcd = "/usr/lib/chromium/vk_swiftshader_icd.json";
+constexpr const char* kMockIcd = "/usr/lib/chromium/libVkICD_mock_icd.so";
+constexpr const char* kOnnxTestData = "/usr/share/libonnx-testdata/data/node/test_abs/model.onnx";
+
+bool any_gpu_icd() {
+  for (const char* dir : {"/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d"}) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".json") return true;
+  }
+  return false;
+}
+
+bool loads(const char* library) {
+  void* h = ::dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (h != nullptr) ::dlclose(h);
+  return h != nullptr;
+}
+
+}  // namespace
+
+bool in_ci() {
+  const char* ci = std::getenv("PARITY_CI");
+  return ci != nullptr && std::string_view(ci) == "1";
+}
+
+std::string unmet_requirement(std::string_view r) {
+  const std::string install = " (scripts/bootstrap.sh installs it)";
+  if (r == "chromium")
+    return ::access(kChromium, X_OK) == 0 ? "" : std::string("no Chromium at ") + kChromium + install;
+  if (r == "webgpu-adapter")
+    return fs::exists(kSwiftShaderIcd) || any_gpu_icd()
+               ? ""
+               : std::string("no Vulkan driver for WebGPU: neither SwiftShader (") + kSwiftShaderIcd +
+                     ") nor a GPU ICD" + install;
+  if (r == "mock-icd")
+    return fs::exists(kMockIcd) ? ""
+                                : std::string("Chromium's mock Vulkan ICD is not at ") + kMockIcd + install;
+  if (r == "vulkan-loader")
+    return loads("libvulkan.so.1") ? "" : "no libvulkan.so.1 (Debian libvulkan1)" + install;
+  if (r == "onnx-testdata")
+    return fs::exists(kOnnxTestData)
+               ? ""
+               : "the ONNX backend test data (Debian libonnx-testdata) is missing" + install;
+  if (r == "numpy")
+    return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0
+               ? ""
+               : "/usr/bin/python3 with numpy (Debian python3-numpy) is not installed" + install;
+  if (r == "slow") {
+    const char* skip = std::getenv("PARITY_SKIP_SLOW");
+    return skip != nullptr && std::string_view(skip) == "1" ? "a slow test, and PARITY_SKIP_SLOW=1" : "";
+  }
+  return "unknown requirement '" + std::string(r) +
+         "' (known: chromium, webgpu-adapter, mock-icd, vulkan-loader, onnx-testdata, numpy, slow)";
+}
+
+}  // namespace parity::testing
