@@ -18,7 +18,7 @@ LAYERS = [
     ["backend"],
     ["isolate"],
     ["probe"],
-    ["bisect", "chaos", "conformance"],
+    ["bisect", "chaos", "conformance", "sweep"],
     ["report"],
     ["cli"],
 ]

@@ -86,6 +86,7 @@ Verb inspect_verb();
 Verb probe_verb();
 Verb bisect_verb();
 Verb verify_verb();
+Verb sweep_verb();
 Verb worker_verb();
 Verb backends_verb();
 Verb conformance_verb();

@@ -1,5 +1,8 @@
 #include "core/json_io.h"
 
+#include <cmath>
+#include <limits>
+
 namespace parity {
 
 nlohmann::json error_to_json(const Error& e) {
@@ -32,6 +35,20 @@ nlohmann::json tensor_meta_to_json(const NamedTensor& t) {
   nlohmann::json j = {{"name", t.name}, {"dtype", dtype_name(t.tensor.dtype())}, {"shape", t.tensor.shape()}};
   if (t.tensor.dtype() == DType::string) j["strings"] = t.tensor.strings();
   return j;
+}
+
+nlohmann::json json_number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+std::optional<double> number_from_json(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (j == "inf") return std::numeric_limits<double>::infinity();
+  if (j == "-inf") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
 }
 
 }  // namespace parity

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "parity/error.h"
 #include "parity/result.h"
@@ -14,6 +15,11 @@ namespace parity {
 nlohmann::json error_to_json(const Error& e);
 // Tolerates missing fields (older writers); unknown kind/stage names map to internal/none.
 Error error_from_json(const nlohmann::json& j);
+
+// JSON number, or the strings "nan", "inf", "-inf" (JSON has no non-finite numbers).
+nlohmann::json json_number(double v);
+// The inverse; nullopt for anything else (null included).
+std::optional<double> number_from_json(const nlohmann::json& j);
 
 // {"name","dtype","shape"} (plus "strings" for string tensors): the metadata of a tensor.
 nlohmann::json tensor_meta_to_json(const NamedTensor& t);

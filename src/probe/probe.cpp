@@ -85,6 +85,14 @@ std::string_view to_string(BackendStatus s) {
   return "error";
 }
 
+std::optional<BackendStatus> status_from_string(std::string_view name) {
+  for (BackendStatus s :
+       {BackendStatus::ok, BackendStatus::mismatch, BackendStatus::error, BackendStatus::crashed,
+        BackendStatus::timeout, BackendStatus::oom, BackendStatus::unavailable, BackendStatus::inconclusive})
+    if (to_string(s) == name) return s;
+  return std::nullopt;
+}
+
 BackendStatus status_from_error(const Error& e) {
   switch (e.kind) {
     case ErrorKind::crashed: return BackendStatus::crashed;
@@ -105,6 +113,7 @@ bool ProbeReport::all_ok(bool allow_inconclusive) const {
 Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DType dtype) {
   if (auto it = options.output_tolerance.find(name); it != options.output_tolerance.end()) return it->second;
   if (options.tolerance) return *options.tolerance;
+  if (options.judge_as && dtype_is_float(dtype)) return default_tolerance(*options.judge_as);
   return default_tolerance(dtype);
 }
 
@@ -278,7 +287,8 @@ Result<BackendReport> probe_backend(const ProbeOptions& options, const InputPlan
     say(progress, spec.label + ": sample " + std::to_string(s + 1) + "/" +
                       std::to_string(plan.samples.size()) + " ...");
     backend::RunRequest req;
-    req.model_path = options.model_path.string();
+    req.model_path =
+        (br.is_reference && options.reference_model ? *options.reference_model : options.model_path).string();
     req.inputs = plan.samples[s];
     isolate::WorkerLaunch launch{options.worker_exe, fault, {}};
     auto run = runner.run(spec, req, options.limits, launch);

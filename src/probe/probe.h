@@ -25,6 +25,7 @@ namespace parity::probe {
 // zeros, constant, NaN), so the match proves nothing about it.
 enum class BackendStatus { ok, mismatch, error, crashed, timeout, oom, unavailable, inconclusive };
 std::string_view to_string(BackendStatus s);
+std::optional<BackendStatus> status_from_string(std::string_view name);
 BackendStatus status_from_error(const Error& e);
 
 struct ProbeOptions {
@@ -43,6 +44,12 @@ struct ProbeOptions {
   // against the reference widens every other backend's bound (Tolerance::noise_abs).
   std::optional<backend::BackendSpec> noise_from;
   isolate::BackendRunner* runner = nullptr;  // shared runner (one browser for many runs); null = own
+  // The reference runs this model instead of model_path (sweep: the fp32 model judges its fp16 or
+  // int8 variant). Inputs are planned from model_path; both must share input and output names.
+  std::optional<std::filesystem::path> reference_model;
+  // Float outputs are judged by the default rule of this type instead of their own (sweep: an fp16
+  // variant with float32 outputs computes in fp16, so the float16 rule applies). Overrides win.
+  std::optional<DType> judge_as;
 };
 
 // The evidence for one output of one backend (worst sample).

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "report/probe_json.h"
+
 namespace parity::report {
 namespace {
 
@@ -54,12 +56,9 @@ std::string op_rows(const model::ModelInfo& m) {
 }
 
 json value_to_json(const model::ValueInfo& v) {
-  json dims = json::array();
-  for (const auto& d : v.dims)
-    dims.push_back(d.is_fixed() ? json(d.value) : json(d.symbol.empty() ? "?" : d.symbol));
   return {{"name", v.name},
-          {"dtype", v.dtype == DType::undefined ? "?" : std::string(dtype_name(v.dtype))},
-          {"shape", v.has_shape ? dims : json(nullptr)}};
+          {"dtype", v.dtype == DType::undefined ? json(nullptr) : json(std::string(dtype_name(v.dtype)))},
+          {"shape", dims_to_json(v)}};
 }
 
 }  // namespace

@@ -12,6 +12,8 @@ using nlohmann::json;
 
 json opt_number(const std::optional<double>& v) { return v ? json_number(*v) : json(nullptr); }
 
+}  // namespace
+
 json dims_to_json(const model::ValueInfo& v) {
   if (!v.has_shape) return nullptr;
   json dims = json::array();
@@ -25,6 +27,8 @@ json dims_to_json(const model::ValueInfo& v) {
   }
   return dims;
 }
+
+namespace {
 
 json output_to_json(const probe::OutputReport& o) {
   json metrics = stats_to_json(o.stats);
@@ -46,12 +50,6 @@ json output_to_json(const probe::OutputReport& o) {
 }
 
 }  // namespace
-
-json json_number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
 
 json stats_to_json(const TensorStats& s) {
   json channel = json::array();

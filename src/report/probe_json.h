@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/json_io.h"
+#include "model/onnx_model.h"
 #include "parity/metrics.h"
 #include "probe/probe.h"
 
@@ -14,8 +16,8 @@ inline constexpr const char* kProbeSchema = "parity.probe/1";
 
 nlohmann::json probe_to_json(const probe::ProbeReport& report);
 
-// JSON number, or the strings "nan", "inf", "-inf" (JSON has no non-finite numbers).
-nlohmann::json json_number(double v);
+// A declared shape: numbers, symbols, null for a dim with neither; null for an unknown rank.
+nlohmann::json dims_to_json(const model::ValueInfo& v);
 nlohmann::json stats_to_json(const TensorStats& s);
 nlohmann::json comparison_to_json(const Comparison& c);
 // The rule a tensor was judged by; with `c`, also the absolute bound in force for that tensor.

@@ -7,19 +7,10 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "report/table_text.h"
 
 namespace parity::report {
 namespace {
-
-std::string ms_text(double ms) {
-  return ms >= 1000 ? fmt::format("{:.1f} s", ms / 1000) : fmt::format("{:.0f} ms", ms);
-}
-
-std::string nodes_text(const probe::BackendReport& b) {
-  if (b.nodes_on_backend < 0) return "-";
-  if (backend::runs_on_cpu_kernels(b.ep)) return std::to_string(b.nodes_on_backend);  // CPU is the EP
-  return fmt::format("{}/{}", b.nodes_on_backend, b.nodes_on_cpu < 0 ? 0 : b.nodes_on_cpu);
-}
 
 // The output to show for a backend: the first mismatch, else the first inconclusive one, else the
 // one with the largest error.
@@ -75,15 +66,6 @@ std::string evidence(const probe::OutputReport& o, const std::string& noise_labe
 
 }  // namespace
 
-std::string short_number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (v == 0) return "0";
-  const double a = std::fabs(v);
-  if (a >= 1e-3 && a < 1e5) return fmt::format("{:.4g}", v);
-  return fmt::format("{:.2e}", v);
-}
-
 namespace {
 
 std::string header(const probe::ProbeReport& r) {
@@ -124,7 +106,8 @@ std::vector<std::string> backend_row(const probe::ProbeReport& r, const probe::B
   std::string status(probe::to_string(b.status));
   if (b.is_reference) status += " (ref)";
   if (b.is_noise) status += " (noise)";
-  std::vector<std::string> row{b.name, status, b.ort_version.empty() ? "-" : b.ort_version, nodes_text(b),
+  std::vector<std::string> row{b.name, status, b.ort_version.empty() ? "-" : b.ort_version,
+                               nodes_text(b.ep, b.nodes_on_backend, b.nodes_on_cpu),
                                b.error ? "-" : ms_text(b.create_ms + b.run_ms)};
   if (b.error) {
     row.insert(row.end(),
@@ -144,21 +127,6 @@ std::vector<std::string> backend_row(const probe::ProbeReport& r, const probe::B
   if (backend::is_web_backend(b.ep))  // their notes are about the path that really ran
     for (const auto& note : b.notes) details.push_back(fmt::format("{}: {}", b.name, note));
   return row;
-}
-
-std::string aligned(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> width(rows[0].size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < row.size(); ++c)
-      line += c + 1 == row.size() ? row[c] : fmt::format("{:<{}}  ", row[c], width[c]);
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
 }
 
 std::string result_line(const probe::ProbeReport& r) {

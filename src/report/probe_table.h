@@ -11,7 +11,4 @@ namespace parity::report {
 
 std::string probe_table(const probe::ProbeReport& report);
 
-// "3.1e-06", "0.532", "-": compact numbers for tables.
-std::string short_number(double v);
-
 }  // namespace parity::report

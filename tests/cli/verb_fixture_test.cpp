@@ -1,5 +1,5 @@
 // The one data-driven runner for every verb: each tests/fixtures/<verb>/<case>.json (verb = probe,
-// bisect, inspect, ...) is a test named <verb>_<case>. Adding a case needs no C++.
+// bisect, inspect, sweep, ...) is a test named <verb>_<case>. Adding a case needs no C++.
 //
 // A fixture is {"description", "args", "env", "requires", "expect"}; every key is checked, so a
 // misspelt one fails the test instead of checking nothing. The runner adds `--json FILE`.
@@ -188,6 +188,7 @@ const std::map<std::string, VerbChecks>& verb_checks() {
          "repro_contains", "verify"},
         check_bisect}},
       {"inspect", {"parity.inspect/1", {}, nullptr}},
+      {"sweep", {"parity.sweep/1", {}, nullptr}},
   };
   return table;
 }

@@ -1,0 +1,105 @@
+#include "report/sweep_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "probe/input_plan.h"
+#include "report/table_text.h"
+#include "sweep/sweep_files.h"
+
+namespace parity::report {
+namespace {
+
+using nlohmann::json;
+
+std::string optional_text(const std::optional<double>& v) { return v ? short_number(*v) : "-"; }
+
+// "mismatch (rule 'allclose', max_abs 1.35, cosine 0.311)" or "crashed: <message>".
+std::string evidence(const sweep::CellResult& r) {
+  std::string s(probe::to_string(r.status));
+  if (r.error) return s + ": " + r.error->message.substr(0, 160);
+  std::vector<std::string> parts;
+  if (!r.failed_rule.empty()) parts.push_back("rule '" + r.failed_rule + "'");
+  if (r.max_abs) parts.push_back("max_abs " + short_number(*r.max_abs));
+  if (r.cosine) parts.push_back("cosine " + short_number(*r.cosine));
+  std::string joined;
+  for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
+  return joined.empty() ? s : s + " (" + joined + ")";
+}
+
+// "int8 at opt disabled, x=32x32: mismatch (...)"
+std::vector<std::string> findings(const sweep::BackendLadder& l,
+                                  const std::vector<sweep::CellResult>& results) {
+  std::vector<std::string> out;
+  for (std::size_t k : l.failing_cells)
+    for (const auto& r : results)
+      if (r.index == k)
+        out.push_back(r.variant + " at opt " + r.opt_level + (r.size.empty() ? "" : ", " + r.size) + ": " +
+                      evidence(r));
+  return out;
+}
+
+std::string ladder_line(const sweep::BackendLadder& l, const std::vector<sweep::CellResult>& results) {
+  std::string s = l.backend + ": ";
+  if (l.smallest_correct.empty()) {
+    s += "no variant is correct in every cell of any opt level";
+  } else {
+    std::string levels;
+    for (const auto& o : l.correct_opt_levels) levels += (levels.empty() ? "" : ", ") + o;
+    s += fmt::format("smallest correct variant {} ({}), at opt {}", l.smallest_correct,
+                     probe::describe_bytes(l.smallest_correct_bytes), levels);
+  }
+  if (l.missing_cells) s += fmt::format(" ({} cells not run yet)", l.missing_cells);
+  s += "\n";
+  for (const auto& f : findings(l, results)) s += "    " + f + "\n";
+  return s;
+}
+
+}  // namespace
+
+std::string sweep_cell_list(const sweep::SweepPlan& plan) {
+  std::vector<std::vector<std::string>> rows{{"CELL", "BACKEND", "VARIANT", "OPT", "SIZE"}};
+  for (std::size_t k = 0; k < plan.cell_count(); ++k) {
+    const sweep::Cell c = sweep::cell_at(plan, k);
+    rows.push_back({std::to_string(k), plan.backends[c.backend].label, plan.variants[c.variant].name,
+                    plan.opt_levels[c.opt_level], plan.sizes.empty() ? "-" : plan.sizes[c.size].label()});
+  }
+  return aligned(rows);
+}
+
+std::string sweep_table(const sweep::SweepPlan& plan, const std::vector<sweep::CellResult>& results) {
+  std::string out =
+      fmt::format("parity sweep {}: {} of {} cells, reference {} on {}\n\n", plan.model.filename().string(),
+                  results.size(), plan.cell_count(), plan.reference.label, plan.model.filename().string());
+  std::vector<std::vector<std::string>> rows{
+      {"BACKEND", "VARIANT", "OPT", "SIZE", "STATUS", "MAX_ABS", "COSINE", "RUN", "NODES EP/CPU"}};
+  for (const auto& r : results)
+    rows.push_back({r.backend, r.variant, r.opt_level, r.size.empty() ? "-" : r.size,
+                    std::string(probe::to_string(r.status)), optional_text(r.max_abs),
+                    r.cosine ? fmt::format("{:.6f}", *r.cosine) : "-", r.error ? "-" : ms_text(r.run_ms),
+                    nodes_text(r.ep, r.nodes_on_backend, r.nodes_on_cpu)});
+  out += aligned(rows) + "\n";
+  for (const auto& l : sweep::judge_ladder(plan, results)) out += ladder_line(l, results);
+  return out;
+}
+
+json sweep_to_json(const sweep::SweepPlan& plan, const std::vector<sweep::CellResult>& results) {
+  json cells = json::array(), ladder = json::array();
+  for (const auto& r : results) cells.push_back(sweep::cell_to_json(r));
+  for (const auto& l : sweep::judge_ladder(plan, results))
+    ladder.push_back(
+        {{"backend", l.backend},
+         {"smallest_correct", l.smallest_correct.empty() ? json(nullptr) : json(l.smallest_correct)},
+         {"smallest_correct_bytes", l.smallest_correct_bytes},
+         {"correct_opt_levels", l.correct_opt_levels},
+         {"findings", findings(l, results)},
+         {"missing_cells", l.missing_cells}});
+  return {{"schema", kSweepSchema},
+          {"plan", sweep::plan_to_json(plan)},
+          {"cells", cells},
+          {"ladder", ladder},
+          {"complete", results.size() == plan.cell_count()}};
+}
+
+}  // namespace parity::report

@@ -1,0 +1,21 @@
+// report/sweep_report.h: `parity sweep` rendered: the matrix as a table with each backend's
+// verdict under it, and as JSON ("schema": "parity.sweep/1", append-only, docs/sweep.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sweep/ladder.h"
+#include "sweep/sweep.h"
+
+namespace parity::report {
+
+inline constexpr const char* kSweepSchema = "parity.sweep/1";
+
+std::string sweep_table(const sweep::SweepPlan& plan, const std::vector<sweep::CellResult>& results);
+nlohmann::json sweep_to_json(const sweep::SweepPlan& plan, const std::vector<sweep::CellResult>& results);
+// `--list`: one line per cell of the plan, with its index.
+std::string sweep_cell_list(const sweep::SweepPlan& plan);
+
+}  // namespace parity::report

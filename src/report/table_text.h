@@ -1,0 +1,21 @@
+// report/table_text.h: the small formats every table shares, so a number, a duration or a node
+// count reads the same in probe, sweep and the rest.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace parity::report {
+
+// "3.1e-06", "0.532", "nan": compact numbers for tables.
+std::string short_number(double v);
+// "0.4 ms", "274 ms", "26.6 s".
+std::string ms_text(double ms);
+// Nodes an EP ran: "320/0" (EP/CPU fallback), "395" for the CPU EP itself, "-" when not counted.
+std::string nodes_text(std::string_view ep, int64_t on_backend, int64_t on_cpu);
+// Rows as left-aligned columns two spaces apart, without trailing blanks; rows[0] is the header.
+std::string aligned(const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace parity::report

@@ -1,0 +1,283 @@
+#include "sweep/sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include "core/interrupt.h"
+#include "model/onnx_model.h"
+#include "sweep/sweep_files.h"
+
+namespace parity::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+Error plan_error(std::string message, std::string hint = {}) {
+  return make_error(ErrorKind::bad_input, Stage::prepare_inputs, std::move(message), std::move(hint));
+}
+
+// Sets the last two dims of `s.input` to the size point: a resize for an input read from a file,
+// a whole shape (other dims from the model, --dim, or 1 for a leading symbolic one) otherwise.
+Status apply_size(const SizePoint& s, const model::ModelInfo& info, probe::InputSettings& in) {
+  if (in.files.count(s.input)) {
+    in.resize[s.input] = {s.height, s.width};
+    return ok_status();
+  }
+  const auto it =
+      std::find_if(info.inputs.begin(), info.inputs.end(), [&](const auto& v) { return v.name == s.input; });
+  if (it == info.inputs.end())
+    return plan_error("--size names '" + s.input + "', which is not an input of the model");
+  if (!it->has_shape || it->dims.size() < 2)
+    return plan_error("--size needs input '" + s.input + "' to have a declared rank of 2 or more",
+                      "give its whole shape with --shape and no --size");
+  const std::size_t rank = it->dims.size();
+  Shape shape(rank);
+  for (std::size_t d = 0; d < rank; ++d) {
+    const model::Dim& dim = it->dims[d];
+    if (d == rank - 2 || d == rank - 1) {
+      shape[d] = d == rank - 2 ? s.height : s.width;
+    } else if (dim.is_fixed()) {
+      shape[d] = dim.value;
+    } else if (auto v = in.dims.find(dim.symbol); !dim.symbol.empty() && v != in.dims.end()) {
+      shape[d] = v->second;
+    } else if (d == 0) {
+      shape[d] = 1;
+    } else {
+      return plan_error(
+          "input '" + s.input + "' dim " + std::to_string(d) + " is not fixed",
+          "set it with --dim " + (dim.symbol.empty() ? std::string("SYMBOL") : dim.symbol) + "=N");
+    }
+  }
+  in.shapes[s.input] = shape;
+  return ok_status();
+}
+
+// The output a cell is summarised by: the first that fails, else the one with the largest error.
+const probe::OutputReport* worst_output(const probe::BackendReport& b) {
+  const probe::OutputReport* worst = nullptr;
+  for (const auto& o : b.outputs) {
+    if (o.verdict == Verdict::mismatch) return &o;
+    if (!worst || (o.comparison && worst->comparison && o.comparison->max_abs > worst->comparison->max_abs))
+      worst = &o;
+  }
+  return worst;
+}
+
+CellResult summarise(const probe::ProbeReport& report, const std::string& target_label, CellResult r) {
+  const auto row = std::find_if(report.backends.begin(), report.backends.end(),
+                                [&](const auto& b) { return b.name == target_label && !b.is_reference; });
+  const auto ref = std::find_if(report.backends.begin(), report.backends.end(),
+                                [](const auto& b) { return b.is_reference; });
+  if (ref != report.backends.end() && ref->error) {
+    Error e = *ref->error;
+    e.message = "the reference could not run, so the cell cannot be judged: " + e.message;
+    r.status = probe::BackendStatus::error;
+    r.error = e;
+    return r;
+  }
+  if (row == report.backends.end()) {
+    r.status = probe::BackendStatus::error;
+    r.error = make_error(ErrorKind::internal, Stage::none, "the cell's backend did not run (interrupted?)");
+    return r;
+  }
+  r.status = row->status;
+  r.error = row->error;
+  r.ort_version = row->ort_version;
+  r.adapter = row->adapter;
+  r.nodes_on_backend = row->nodes_on_backend;
+  r.nodes_on_cpu = row->nodes_on_cpu;
+  r.create_ms = row->create_ms;
+  r.run_ms = row->run_ms;
+  if (const auto* o = worst_output(*row)) {
+    r.worst_output = o->name;
+    r.failed_rule = o->failed_rule;
+    if (o->comparison) {
+      r.max_abs = o->comparison->max_abs;
+      r.cosine = o->comparison->cosine;
+    }
+  }
+  return r;
+}
+
+std::string describe_cell(const SweepPlan& plan, const Cell& c) {
+  std::string s = plan.backends[c.backend].label + " " + plan.variants[c.variant].name +
+                  " opt=" + plan.opt_levels[c.opt_level];
+  if (!plan.sizes.empty()) s += " " + plan.sizes[c.size].label();
+  return s;
+}
+
+// Seconds the cells todo[from..] will take: each costs the mean of the finished cells of its
+// backend (backends differ by orders of magnitude: cpu ms, a browser seconds), else of all.
+double eta_seconds(const SweepPlan& plan, const std::vector<std::size_t>& todo, std::size_t from,
+                   const std::vector<double>& spent_s, const std::vector<int>& runs) {
+  double all_s = 0;
+  int all_runs = 0;
+  for (std::size_t b = 0; b < spent_s.size(); ++b) all_s += spent_s[b], all_runs += runs[b];
+  double eta = 0;
+  for (std::size_t i = from; i < todo.size(); ++i) {
+    const std::size_t b = cell_at(plan, todo[i]).backend;
+    eta += runs[b] ? spent_s[b] / runs[b] : all_s / std::max(all_runs, 1);
+  }
+  return eta;
+}
+
+std::string eta_text(double seconds) {
+  const long s = std::lround(seconds);
+  return s >= 60 ? std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s" : std::to_string(s) + "s";
+}
+
+// out_dir/plan.json must be this plan: results of another plan in the same folder would mix.
+Status claim_out_dir(const SweepPlan& plan, const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return make_error(ErrorKind::io, Stage::write_output, dir.string() + ": cannot create: " + ec.message(),
+                      "pick a writable --out folder");
+  const fs::path plan_path = dir / "plan.json";
+  if (!fs::exists(plan_path)) return write_plan(plan, plan_path);
+  PARITY_ASSIGN_OR_RETURN(existing, read_plan(plan_path));
+  if (plan_to_json(existing) != plan_to_json(plan))
+    return plan_error(dir.string() + " holds a different sweep (its plan.json differs from this one)",
+                      "use a new --out folder, or run that sweep with --plan " + plan_path.string());
+  return ok_status();
+}
+
+}  // namespace
+
+std::string precision_from_name(const std::string& name) {
+  for (const char* p : {"fp32", "fp16", "bf16", "int8", "uint8", "quint8", "qint8", "int4", "uint4", "q4"})
+    if (name.rfind(p, 0) == 0) return p;
+  return "";
+}
+
+std::optional<DType> judging_dtype(const std::string& precision) {
+  if (precision == "fp32") return DType::float32;
+  if (precision == "fp16") return DType::float16;
+  if (precision == "bf16") return DType::bfloat16;
+  for (const char* q : {"int8", "uint8", "quint8", "qint8", "int4", "uint4", "q4"})
+    if (precision == q) return DType::bfloat16;
+  return std::nullopt;
+}
+
+std::string SizePoint::label() const {
+  return input + "=" + std::to_string(height) + "x" + std::to_string(width);
+}
+
+std::size_t SweepPlan::cell_count() const {
+  return backends.size() * variants.size() * opt_levels.size() * std::max<std::size_t>(sizes.size(), 1);
+}
+
+Cell cell_at(const SweepPlan& plan, std::size_t index) {
+  Cell c;
+  c.index = index;
+  const std::size_t sizes = std::max<std::size_t>(plan.sizes.size(), 1);
+  c.size = index % sizes;
+  index /= sizes;
+  c.opt_level = index % plan.opt_levels.size();
+  index /= plan.opt_levels.size();
+  c.variant = index % plan.variants.size();
+  c.backend = index / plan.variants.size();
+  return c;
+}
+
+Status check_cell_index(const SweepPlan& plan, std::size_t index) {
+  if (index < plan.cell_count()) return ok_status();
+  return plan_error("cell " + std::to_string(index) + " is not in the plan, which has " +
+                        std::to_string(plan.cell_count()) + " cells (0 to " +
+                        std::to_string(plan.cell_count() - 1) + ")",
+                    "'parity sweep --plan FILE --list' shows them");
+}
+
+std::size_t cell_index(const SweepPlan& plan, std::size_t backend, std::size_t variant, std::size_t opt_level,
+                       std::size_t size) {
+  const std::size_t sizes = std::max<std::size_t>(plan.sizes.size(), 1);
+  return ((backend * plan.variants.size() + variant) * plan.opt_levels.size() + opt_level) * sizes + size;
+}
+
+Result<CellResult> run_cell(const SweepPlan& plan, std::size_t index, isolate::BackendRunner& runner,
+                            const ProgressSink& progress) {
+  PARITY_TRY(check_cell_index(plan, index));
+  const Cell c = cell_at(plan, index);
+  const Variant& variant = plan.variants[c.variant];
+  probe::ProbeOptions o;
+  o.model_path = variant.path;
+  o.reference = plan.reference;
+  o.reference.label = "reference";  // a cpu cell must not be taken for the reference itself
+  if (variant.path != plan.model) o.reference_model = plan.model;
+  backend::BackendSpec target = plan.backends[c.backend];
+  target.opt_level = plan.opt_levels[c.opt_level];
+  o.backends = {target};
+  o.inputs = plan.inputs;
+  if (!plan.sizes.empty()) {
+    PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(variant.path));
+    PARITY_TRY(apply_size(plan.sizes[c.size], info, o.inputs));
+  }
+  o.limits = plan.limits;
+  o.judge_as = judging_dtype(variant.precision);
+  o.runner = &runner;
+  CellResult r;
+  r.index = index;
+  r.backend = target.label;
+  r.ep = target.ep;
+  r.variant = variant.name;
+  r.opt_level = target.opt_level;
+  r.size = plan.sizes.empty() ? "" : plan.sizes[c.size].label();
+  const auto start = std::chrono::steady_clock::now();
+  PARITY_ASSIGN_OR_RETURN(report, probe::run_probe(o, progress));
+  r = summarise(report, target.label, std::move(r));
+  r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+Result<std::vector<CellResult>> run_sweep(const SweepPlan& plan, const SweepRun& run,
+                                          const ProgressSink& progress) {
+  PARITY_TRY(claim_out_dir(plan, run.out_dir));
+  PARITY_ASSIGN_OR_RETURN(done, read_results(run.out_dir));
+  std::vector<std::size_t> todo;
+  if (run.only_cell) {
+    PARITY_TRY(check_cell_index(plan, *run.only_cell));
+    todo.push_back(*run.only_cell);
+  } else {
+    if (!done.empty() && !run.resume)
+      return plan_error(
+          run.out_dir.string() + " already holds " + std::to_string(done.size()) + " finished cells",
+          "pass --resume to keep them and run the rest, or pick a new --out folder");
+    for (std::size_t k = 0; k < plan.cell_count(); ++k)
+      if (!done.count(k)) todo.push_back(k);
+    if (!done.empty() && progress)
+      progress("sweep: " + std::to_string(done.size()) + " of " + std::to_string(plan.cell_count()) +
+               " cells already finished in " + run.out_dir.string() + ", " + std::to_string(todo.size()) +
+               " to run");
+  }
+  const fs::path results_path =
+      run.out_dir /
+      (run.only_cell ? "results-cell-" + std::to_string(*run.only_cell) + ".jsonl" : "results.jsonl");
+  std::unique_ptr<isolate::BackendRunner> own_runner;
+  isolate::BackendRunner& runner = isolate::runner_or(run.runner, own_runner);
+  std::vector<double> spent_s(plan.backends.size(), 0);
+  std::vector<int> runs(plan.backends.size(), 0);
+  for (std::size_t i = 0; i < todo.size() && !interrupted(); ++i) {
+    const Cell c = cell_at(plan, todo[i]);
+    if (progress) {
+      std::string line = "sweep: cell " + std::to_string(i + 1) + "/" + std::to_string(todo.size()) + " (#" +
+                         std::to_string(todo[i]) + ") " + describe_cell(plan, c);
+      if (i > 0) line += ", ETA " + eta_text(eta_seconds(plan, todo, i, spent_s, runs));
+      progress(line);
+    }
+    PARITY_ASSIGN_OR_RETURN(r, run_cell(plan, todo[i], runner));
+    if (interrupted()) break;  // a cell cut short by Ctrl-C is not a result: --resume reruns it
+    spent_s[c.backend] += r.wall_ms / 1000;
+    ++runs[c.backend];
+    PARITY_TRY(append_result(results_path, r));
+    if (progress)
+      progress("sweep: " + describe_cell(plan, c) + ": " + std::string(probe::to_string(r.status)));
+    done[r.index] = std::move(r);
+  }
+  std::vector<CellResult> out;
+  for (auto& [k, r] : done) out.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace parity::sweep

@@ -1,0 +1,110 @@
+// sweep/sweep.h: `parity sweep`: the matrix of backends x model variants x optimization levels x
+// input sizes, each cell judged against the fp32 model on the reference backend at the same size.
+//
+// Cells are independent by design: a plan (every axis resolved, every backend spec in full) is a
+// file, any cell of it runs alone (`--cell K`, on another machine), and finished cells stream to
+// JSON-lines files that `--resume` and `merge` read back, so no finished cell is ever lost or run
+// twice and a batch scheduler can spread a sweep over many machines.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "isolate/backend_runner.h"
+#include "isolate/isolated_runner.h"
+#include "parity/result.h"
+#include "probe/input_plan.h"
+#include "probe/probe.h"
+
+namespace parity::sweep {
+
+// A file of the same model in another precision or export. Its inputs and outputs must have the
+// names of the reference model's; its outputs are judged by the default rule of its precision.
+struct Variant {
+  std::string name;            // "fp32", "fp16", "int8", ...: the matrix's label
+  std::filesystem::path path;  // the model file
+  std::string precision;       // fp32 | fp16 | bf16 | int8 | uint8 | int4 | q4 | ...
+};
+
+// The precision a variant name implies ("fp16_v2" -> fp16), or "" when it implies none.
+std::string precision_from_name(const std::string& name);
+// The element type whose default tolerance judges a variant of `precision`: fp32 -> float32,
+// fp16 -> float16, bf16 -> bfloat16; quantized ones (int8, uint8, int4, q4) -> bfloat16, since
+// their weights carry about 1% error by construction. nullopt for an unknown precision.
+std::optional<DType> judging_dtype(const std::string& precision);
+
+// One point of the size axis: the last two dims (H, W) of one input. An input fed from a file
+// (--input) is resized to it; a random one gets that shape.
+struct SizePoint {
+  std::string input;
+  int64_t height = 0, width = 0;
+  std::string label() const;  // "x=160x160"
+};
+
+struct SweepPlan {
+  std::filesystem::path model;     // the fp32 model: variant "fp32" and every cell's reference
+  backend::BackendSpec reference;  // runs `model` at the cell's size
+  std::vector<backend::BackendSpec> backends;
+  std::vector<Variant> variants;        // the model itself first
+  std::vector<std::string> opt_levels;  // the target's graph optimization levels
+  std::vector<SizePoint> sizes;         // empty: one point, the inputs as the settings give them
+  probe::InputSettings inputs;          // shared by every cell (seed, --dim, --input, ...)
+  isolate::IsolationLimits limits;
+
+  std::size_t cell_count() const;
+};
+
+// Cell k of a plan, as axis indices; cells run backend-major, then variant, opt level, size.
+struct Cell {
+  std::size_t index = 0;
+  std::size_t backend = 0, variant = 0, opt_level = 0, size = 0;
+};
+Cell cell_at(const SweepPlan& plan, std::size_t index);
+std::size_t cell_index(const SweepPlan& plan, std::size_t backend, std::size_t variant, std::size_t opt_level,
+                       std::size_t size);
+// bad_input naming the plan's range when `index` is not one of its cells.
+Status check_cell_index(const SweepPlan& plan, std::size_t index);
+
+// What one cell measured.
+struct CellResult {
+  std::size_t index = 0;
+  std::string backend, variant, opt_level, size;  // labels ("" size: the inputs as given)
+  std::string ep;                                 // the backend's EP ("cpu", "webgpu", "web-wasm", ...)
+  probe::BackendStatus status = probe::BackendStatus::ok;
+  std::string failed_rule;   // of the worst output, on mismatch
+  std::string worst_output;  // the output with the largest error
+  std::optional<double> max_abs, cosine;
+  std::optional<Error> error;  // why the cell could not run (status error/crashed/...)
+  std::string ort_version, adapter;
+  int64_t nodes_on_backend = -1, nodes_on_cpu = -1;
+  double create_ms = 0, run_ms = 0, wall_ms = 0;  // the target's session creation and run; whole cell
+  bool ok() const { return status == probe::BackendStatus::ok; }
+};
+
+using ProgressSink = probe::ProgressSink;
+
+// Runs cell `index` of `plan`: the reference on the fp32 model and the cell's backend on its
+// variant, both at the cell's size, in isolated workers. A failing backend is a result, not an
+// error; errors are for plans that cannot run at all (an unreadable model, a bad size).
+Result<CellResult> run_cell(const SweepPlan& plan, std::size_t index, isolate::BackendRunner& runner,
+                            const ProgressSink& progress = {});
+
+struct SweepRun {
+  std::filesystem::path out_dir;             // plan.json and results*.jsonl live here
+  std::optional<std::size_t> only_cell;      // --cell K: run just this one
+  bool resume = false;                       // skip cells some results*.jsonl in out_dir already holds
+  isolate::BackendRunner* runner = nullptr;  // shared runner; null = own
+};
+
+// Runs the plan's cells (all, or `run.only_cell`), appending each result to out_dir's results
+// file the moment it finishes (results.jsonl; results-cell-K.jsonl for one cell, so parallel
+// jobs never share a file), and returns every result out_dir now holds, in cell order.
+Result<std::vector<CellResult>> run_sweep(const SweepPlan& plan, const SweepRun& run,
+                                          const ProgressSink& progress = {});
+
+}  // namespace parity::sweep
