@@ -10,7 +10,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libtomlplusplus-dev libstb-dev libpng-dev
-  libcpp-httplib-dev libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  libcpp-httplib-dev libssl-dev libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   python3-onnx python3-numpy
   libvulkan1 libvulkan-dev chromium
   xz-utils ca-certificates

@@ -14,7 +14,7 @@ import sys
 # Lower modules first. Modules on one line sit side by side: neither may include the other.
 LAYERS = [
     ["core"],
-    ["model"],
+    ["model", "manifest"],
     ["backend"],
     ["isolate"],
     ["probe"],

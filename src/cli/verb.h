@@ -87,6 +87,7 @@ Verb probe_verb();
 Verb bisect_verb();
 Verb verify_verb();
 Verb sweep_verb();
+Verb manifest_verb();
 Verb worker_verb();
 Verb backends_verb();
 Verb conformance_verb();

@@ -179,20 +179,28 @@ void declare_sweep(CLI::App& cmd, SweepArgs& a) {
       "  parity sweep --plan plan.json --cell 3 --out shared/sweep   (one cell, e.g. a batch job)\n"
       "  parity sweep merge shared/sweep --json sweep.json");
   cmd.add_option("model", a.model, "the fp32 ONNX model (the reference of every cell)");
-  cmd.add_option("-b,--backends", a.backends, "comma-separated backend specs")->capture_default_str();
+  auto* backends =
+      cmd.add_option("-b,--backends", a.backends, "comma-separated backend specs")->capture_default_str();
   add_reference_option(cmd, a.reference);
-  cmd.add_option("--variants", a.variants,
-                 "other files of the model, NAME=FILE[:PRECISION], comma-separated or repeated; the name "
-                 "gives the precision when it starts with one (fp16, int8, ...)");
-  cmd.add_option("--opt-levels", a.opt_levels, "graph optimization levels to try, e.g. all,basic,disabled")
-      ->capture_default_str();
-  cmd.add_option("--size", a.sizes, "size axis of an image-like input, NAME=H,W:H,W:... (its last two dims)");
+  auto* variants =
+      cmd.add_option("--variants", a.variants,
+                     "other files of the model, NAME=FILE[:PRECISION], comma-separated or repeated; "
+                     "the name gives the precision when it starts with one (fp16, int8, ...)");
+  auto* levels = cmd.add_option("--opt-levels", a.opt_levels,
+                                "graph optimization levels to try, e.g. all,basic,disabled")
+                     ->capture_default_str();
+  auto* sizes = cmd.add_option("--size", a.sizes,
+                               "size axis of an image-like input, NAME=H,W:H,W:... (its last two dims)");
   add_input_options(cmd, a.inputs);
   cmd.add_option("--out", a.out_dir, "folder for plan.json and results*.jsonl (default: sweep-MODEL_STEM)");
   cmd.add_flag("--resume", a.resume, "keep the cells --out already holds and run the rest");
   cmd.add_option("--write-plan", a.write_plan,
                  "write the plan (every cell, every spec resolved) to FILE, run nothing");
-  cmd.add_option("--plan", a.plan, "run the cells of a plan FILE instead of MODEL and axis flags");
+  cmd.add_option("--plan", a.plan, "run the cells of a plan FILE instead of MODEL and axis flags")
+      ->excludes(backends)
+      ->excludes(variants)
+      ->excludes(levels)
+      ->excludes(sizes);
   cmd.add_option("--cell", a.cell, "run only cell K of the plan (results-cell-K.jsonl in --out)");
   cmd.add_flag("--list", a.list, "list the plan's cells with their numbers, run nothing");
   add_common_options(cmd, a.common);

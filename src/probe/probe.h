@@ -47,8 +47,9 @@ struct ProbeOptions {
   // The reference runs this model instead of model_path (sweep: the fp32 model judges its fp16 or
   // int8 variant). Inputs are planned from model_path; both must share input and output names.
   std::optional<std::filesystem::path> reference_model;
-  // Float outputs are judged by the default rule of this type instead of their own (sweep: an fp16
-  // variant with float32 outputs computes in fp16, so the float16 rule applies). Overrides win.
+  // Float outputs are judged by the default rule of this type where it is looser than their own
+  // (sweep: an fp16 variant with float32 outputs computes in fp16, so the float16 rule applies).
+  // --atol/--rtol/--tol still win.
   std::optional<DType> judge_as;
 };
 

@@ -15,19 +15,6 @@ using nlohmann::json;
 
 std::string optional_text(const std::optional<double>& v) { return v ? short_number(*v) : "-"; }
 
-// "mismatch (rule 'allclose', max_abs 1.35, cosine 0.311)" or "crashed: <message>".
-std::string evidence(const sweep::CellResult& r) {
-  std::string s(probe::to_string(r.status));
-  if (r.error) return s + ": " + r.error->message.substr(0, 160);
-  std::vector<std::string> parts;
-  if (!r.failed_rule.empty()) parts.push_back("rule '" + r.failed_rule + "'");
-  if (r.max_abs) parts.push_back("max_abs " + short_number(*r.max_abs));
-  if (r.cosine) parts.push_back("cosine " + short_number(*r.cosine));
-  std::string joined;
-  for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
-  return joined.empty() ? s : s + " (" + joined + ")";
-}
-
 // "int8 at opt disabled, x=32x32: mismatch (...)"
 std::vector<std::string> findings(const sweep::BackendLadder& l,
                                   const std::vector<sweep::CellResult>& results) {
@@ -36,7 +23,7 @@ std::vector<std::string> findings(const sweep::BackendLadder& l,
     for (const auto& r : results)
       if (r.index == k)
         out.push_back(r.variant + " at opt " + r.opt_level + (r.size.empty() ? "" : ", " + r.size) + ": " +
-                      evidence(r));
+                      sweep::describe_outcome(r));
   return out;
 }
 

@@ -1,10 +1,24 @@
 #include "sweep/ladder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <numeric>
 
 namespace parity::sweep {
+
+std::string describe_outcome(const CellResult& r) {
+  std::string s(probe::to_string(r.status));
+  if (r.error) return s + ": " + r.error->message.substr(0, 160);
+  std::vector<std::string> parts;
+  if (!r.failed_rule.empty()) parts.push_back("rule '" + r.failed_rule + "'");
+  if (r.max_abs) parts.push_back(fmt::format("max_abs {:.4g}", *r.max_abs));
+  if (r.cosine) parts.push_back(fmt::format("cosine {:.4g}", *r.cosine));
+  std::string joined;
+  for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
+  return joined.empty() ? s : s + " (" + joined + ")";
+}
 
 std::vector<BackendLadder> judge_ladder(const SweepPlan& plan, const std::vector<CellResult>& results) {
   std::map<std::size_t, const CellResult*> by_index;

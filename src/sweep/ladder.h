@@ -19,6 +19,10 @@ struct BackendLadder {
   std::size_t missing_cells = 0;                // cells of this backend with no result yet
 };
 
+// "mismatch (rule 'allclose', max_abs 1.346, cosine 0.3107)", "crashed: <message>": a cell's
+// outcome in one line, for findings and manifest reasons.
+std::string describe_outcome(const CellResult& r);
+
 // One entry per backend of the plan, in plan order. Variants are tried smallest file first.
 std::vector<BackendLadder> judge_ladder(const SweepPlan& plan, const std::vector<CellResult>& results);
 

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/interrupt.h"
+#include "core/utc_time.h"
 #include "model/onnx_model.h"
 #include "sweep/sweep_files.h"
 
@@ -228,6 +229,7 @@ Result<CellResult> run_cell(const SweepPlan& plan, std::size_t index, isolate::B
   PARITY_ASSIGN_OR_RETURN(report, probe::run_probe(o, progress));
   r = summarise(report, target.label, std::move(r));
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.finished_at = utc_now();
   return r;
 }
 

@@ -83,6 +83,7 @@ struct CellResult {
   std::string ort_version, adapter;
   int64_t nodes_on_backend = -1, nodes_on_cpu = -1;
   double create_ms = 0, run_ms = 0, wall_ms = 0;  // the target's session creation and run; whole cell
+  std::string finished_at;                        // UTC, ISO 8601 ("2026-12-05T19:02:11Z")
   bool ok() const { return status == probe::BackendStatus::ok; }
 };
 

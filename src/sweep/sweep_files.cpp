@@ -136,7 +136,8 @@ json cell_to_json(const CellResult& r) {
           {"nodes_on_cpu", r.nodes_on_cpu},
           {"create_ms", r.create_ms},
           {"run_ms", r.run_ms},
-          {"wall_ms", r.wall_ms}};
+          {"wall_ms", r.wall_ms},
+          {"finished_at", r.finished_at}};
 }
 
 Result<CellResult> cell_from_json(const json& j) {
@@ -163,6 +164,7 @@ Result<CellResult> cell_from_json(const json& j) {
     r.create_ms = j.value("create_ms", 0.0);
     r.run_ms = j.value("run_ms", 0.0);
     r.wall_ms = j.value("wall_ms", 0.0);
+    r.finished_at = j.value("finished_at", "");
     return r;
   } catch (const json::exception& e) {
     return bad_file("a result line", std::string("malformed: ") + e.what());

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -126,6 +127,41 @@ TEST(SweepCli, CellsRunApartMergeIntoTheMatrixOfOneRun) {
       testing::run_parity({"sweep", "--plan", tmp.str() + "/plan.json", "--cell", "12"});
   EXPECT_EQ(out_of_range.exit_code, 2);
   EXPECT_NE(out_of_range.output.find("has 12 cells (0 to 11)"), std::string::npos) << out_of_range.output;
+}
+
+TEST(SweepCli, AManifestFromASweepPassesItsOwnCheckAndAnEditDoesNot) {
+  testing::TempDir tmp;
+  auto args = twelve_cell_sweep(tmp.str() + "/sweep");
+  args.insert(args.end(), {"--json", tmp.str() + "/sweep.json", "--quiet"});
+  ASSERT_EQ(testing::run_parity(args).exit_code, 0);
+
+  const std::string caps = tmp.str() + "/caps.toml";
+  const auto wrote = testing::run_parity({"manifest", tmp.str() + "/sweep.json", "--out", caps});
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  EXPECT_NE(wrote.output.find("cpu: int8 ("), std::string::npos)
+      << "the smaller file is correct on cpu: " << wrote.output;
+  std::ifstream in(caps);
+  const std::string toml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* needle :
+       {"schema = 'parity.manifest/1'", "[backends.cpu]", "enabled = true", "graph_optimization = 'all'",
+        "max_size = 'x=24x24'", "sha256 = '", "[backends.cpu.evidence]", "status = 'ok'"})
+    EXPECT_NE(toml.find(needle), std::string::npos) << needle << "\n" << toml;
+  const auto checked = testing::run_parity({"manifest", "check", caps});
+  EXPECT_EQ(checked.exit_code, 0) << checked.output;
+  EXPECT_NE(checked.output.find("valid parity.manifest/1, 1 backends"), std::string::npos) << checked.output;
+
+  // The --out folder gives the same manifest, here in its JSON form.
+  const auto from_dir =
+      testing::run_parity({"manifest", tmp.str() + "/sweep", "--out", tmp.str() + "/caps.json"});
+  ASSERT_EQ(from_dir.exit_code, 0) << from_dir.output;
+  EXPECT_EQ(read_json(tmp.str() + "/caps.json")["backends"]["cpu"]["variant"], "int8");
+  EXPECT_EQ(testing::run_parity({"manifest", "check", tmp.str() + "/caps.json"}).exit_code, 0);
+
+  std::ofstream(caps, std::ios::app) << "\n[backends.webgpu]\nep = 'webgpu'\nenabled = true\ntile = 320\n";
+  const auto edited = testing::run_parity({"manifest", "check", caps});
+  EXPECT_EQ(edited.exit_code, 1) << edited.output;
+  EXPECT_NE(edited.output.find("/backends/webgpu/tile: unknown key"), std::string::npos) << edited.output;
+  EXPECT_NE(edited.output.find("/backends/webgpu/variant: missing"), std::string::npos) << edited.output;
 }
 
 }  // namespace
