@@ -34,6 +34,10 @@ struct BackendSpec {
   std::string webgpu_adapter = "auto";  // auto | system | swiftshader | PATH to a Vulkan ICD json
   int intra_op_threads = 0;             // 0 = ORT default (web-wasm: wasm threads)
   bool count_nodes = true;              // profile one run to count nodes per provider
+  // Memory cap of this backend's worker (native backends), below the run's --max-memory: models a
+  // device with less memory, and is how a sweep finds the input size where a backend runs out of
+  // it while the reference runs uncapped. 0 = the run's limit.
+  uint64_t max_memory_bytes = 0;
   // Browser backends (web-wasm, web-jsep, web-webgpu) only:
   std::string ort_web;                    // onnxruntime-web version ("1.22.0") or folder; empty = default
   std::string browser;                    // Chromium executable; empty = /usr/lib/chromium/chromium

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cli/common_options.h"
+
 namespace parity::cli {
 namespace {
 
@@ -60,14 +62,15 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
     if (eq == std::string::npos || eq == 0) return spec_error(text, "'" + kv + "' is not KEY=VALUE");
     std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
     const bool web_key = key == "ort-web" || key == "layout" || key == "log" || key == "check";
-    const bool native_key = key == "ort-lib" || key == "adapter";
+    const bool native_key = key == "ort-lib" || key == "adapter" || key == "max-memory";
     if (web_key && !web)
       return spec_error(text, key + "= applies to browser backends (web-wasm, web-jsep, web-webgpu) only");
     if (native_key && web)
       return spec_error(text, key + "= applies to native ONNX Runtime backends only",
-                        key == "ort-lib"
-                            ? "browser backends take ort-web=VERSION or ort-web=DIR"
-                            : "a browser backend's adapter is whatever Chromium's WebGPU offers");
+                        key == "ort-lib" ? "browser backends take ort-web=VERSION or ort-web=DIR"
+                        : key == "adapter"
+                            ? "a browser backend's adapter is whatever Chromium's WebGPU offers"
+                            : "a browser runs many pages in one process: its memory is not per run");
     if (key == "ort-web") {
       spec.ort_web = value;
     } else if (key == "layout") {
@@ -97,6 +100,10 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
       spec.ort_lib = value;
     } else if (key == "adapter") {
       spec.webgpu_adapter = value;
+    } else if (key == "max-memory") {
+      auto bytes = parse_size(value, "max-memory=");
+      if (!bytes.ok()) return spec_error(text, bytes.error().message, "e.g. cpu:max-memory=512M");
+      spec.max_memory_bytes = *bytes;
     } else if (key == "threads") {
       try {
         spec.intra_op_threads = std::stoi(value);

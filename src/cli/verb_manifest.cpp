@@ -1,11 +1,15 @@
-// `parity manifest`: write a capability manifest from a sweep, and check one (hand-edited or not).
+// `parity manifest`: write a capability manifest from a sweep, check one (hand-edited or not), and
+// verify one: re-run the evidence behind every declaration, e.g. under another ONNX Runtime.
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "cli/verb.h"
 #include "core/utc_time.h"
 #include "manifest/manifest.h"
+#include "report/manifest_verify_report.h"
 #include "sweep/manifest_builder.h"
+#include "sweep/manifest_verify.h"
 #include "sweep/sweep_files.h"
 
 namespace parity::cli {
@@ -17,7 +21,12 @@ struct ManifestArgs {
   std::string sweep;  // a sweep's --json file or its --out folder
   std::string out;
   std::string check_file;  // `manifest check FILE`
-  std::string json_path;   // --json: the manifest as JSON on top of --out
+  std::string json_path;   // --json: the manifest as JSON on top of --out (check, verify: the findings)
+  // `manifest verify FILE`:
+  std::string verify_file;
+  std::string ort_lib, ort_web, chromium;  // replace what the manifest recorded
+  std::string backends;                    // LABEL,...: only these declarations
+  bool quiet = false;
 };
 
 struct SweepInput {
@@ -52,7 +61,8 @@ Result<SweepInput> read_sweep(const fs::path& path) {
 std::string summary_line(const manifest::Declaration& d) {
   if (!d.enabled) return "  " + d.backend + ": disabled: " + d.reason + "\n";
   return "  " + d.backend + ": " + d.variant + " (" + d.file + "), opt " + d.graph_optimization +
-         (d.max_size.empty() ? "" : ", up to " + d.max_size) + "\n";
+         (d.max_size.empty() ? "" : ", up to " + d.max_size) +
+         (d.size_budget.empty() ? "" : ", budget " + d.size_budget) + "\n";
 }
 
 Result<VerbOutput> run_write(const ManifestArgs& a) {
@@ -87,6 +97,39 @@ Result<VerbOutput> run_check(const ManifestArgs& a) {
   return out;
 }
 
+std::vector<std::string> split_labels(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t pos; (pos = text.find(',', start)) != std::string::npos; start = pos + 1)
+    out.push_back(text.substr(start, pos - start));
+  out.push_back(text.substr(start));
+  return out;
+}
+
+Result<VerbOutput> run_verify(const ManifestArgs& a) {
+  PARITY_ASSIGN_OR_RETURN(checked, manifest::read_manifest(a.verify_file));
+  if (!checked.problems.empty()) {
+    std::string first = checked.problems.front().message;
+    return usage_error(a.verify_file + " is not a usable manifest (" +
+                           std::to_string(checked.problems.size()) + " problem(s), the first: " + first + ")",
+                       "'parity manifest check " + a.verify_file + "' lists them with their lines");
+  }
+  sweep::VerifyOptions o;
+  o.manifest_path = a.verify_file;
+  o.ort_lib = a.ort_lib;
+  o.ort_web = a.ort_web;
+  o.browser = a.chromium;
+  if (!a.backends.empty()) o.only = split_labels(a.backends);
+  sweep::ProgressSink progress;
+  if (!a.quiet)
+    progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
+  PARITY_ASSIGN_OR_RETURN(report, sweep::verify_manifest(checked.manifest, o, progress));
+  VerbOutput out{report::manifest_verify_table(report), report::manifest_verify_to_json(report)};
+  const int code = report.exit_code();
+  out.exit_code = code == 1 ? kExitFinding : code == 3 ? kExitCannotRun : kExitOk;
+  return out;
+}
+
 void declare_manifest(CLI::App& cmd, ManifestArgs& a) {
   cmd.footer(
       "Writes what a sweep proved as a capability manifest: per backend, `enabled`, the variant file (with "
@@ -99,28 +142,54 @@ void declare_manifest(CLI::App& cmd, ManifestArgs& a) {
       "line.\n"
       "Exit status: 0 written / valid, 1 the manifest has problems, 2 bad invocation or unreadable input. "
       "See "
-      "docs/manifest.md.\n\n"
+      "docs/manifest.md.\n"
+      "'manifest verify FILE' re-runs the evidence behind every declaration (the fp32 model on the recorded "
+      "reference against the declared file, opt level and size, on the recorded inputs), optionally under "
+      "another ONNX Runtime (--ort-lib) or onnxruntime-web (--ort-web), and says which still hold: the gate "
+      "to run before bumping ORT. Exit status: 0 every enabled declaration holds, 1 one no longer holds or "
+      "its file changed, 2 bad invocation or unusable manifest, 3 one could not be judged.\n\n"
       "Examples:\n"
       "  parity sweep det.onnx --variants fp16=det_fp16.onnx -b cpu,webgpu --json sweep.json\n"
       "  parity manifest sweep.json --out caps.toml\n"
       "  parity manifest sweep-det/ --out caps.json      (a sweep's --out folder works too)\n"
-      "  parity manifest check caps.toml");
+      "  parity manifest check caps.toml\n"
+      "  parity manifest verify caps.toml --ort-lib /opt/ort-1.31/lib/libonnxruntime.so.1\n"
+      "  parity manifest verify caps.toml --ort-web 1.22.0 --backends web-webgpu --json verify.json");
   cmd.add_option("sweep", a.sweep, "a sweep's --json file (parity.sweep/1) or its --out folder");
   cmd.add_option("-o,--out", a.out, "the manifest to write: .toml, or .json for the JSON form");
   cmd.add_option("--json", a.json_path, "also write the manifest as JSON to FILE ('-' for stdout)");
   CLI::App* check = cmd.add_subcommand("check", "validate a manifest: unknown keys, wrong types, bad values");
   check->add_option("file", a.check_file, "the manifest (.toml or .json)")->required();
   check->add_option("--json", a.json_path, "also write the findings as JSON to FILE ('-' for stdout)");
+  CLI::App* verify = cmd.add_subcommand(
+      "verify",
+      "re-run the evidence behind every declaration (e.g. under another ORT) and say which still hold");
+  verify->add_option("file", a.verify_file, "the manifest (.toml or .json)")->required();
+  verify->add_option("--ort-lib", a.ort_lib,
+                     "ONNX Runtime library (libonnxruntime.so) for every native declaration, instead of the "
+                     "recorded one; the reference keeps its own");
+  verify->add_option(
+      "--ort-web", a.ort_web,
+      "onnxruntime-web release (e.g. 1.22.0, from third_party/) or unpacked package folder for "
+      "every browser declaration, instead of the recorded one");
+  verify->add_option("--chromium", a.chromium,
+                     "Chromium executable for browser backends, instead of the recorded one");
+  verify->add_option("-b,--backends", a.backends, "re-run only these declarations, LABEL,... (default: all)");
+  verify->add_option("--json", a.json_path,
+                     "also write the result as JSON (parity.manifest-verify/1) to FILE ('-' for stdout)");
+  verify->add_flag("-q,--quiet", a.quiet, "no progress lines on stderr");
 }
 
 Result<VerbOutput> run_manifest_verb(const ManifestArgs& a) {
+  if (!a.verify_file.empty()) return run_verify(a);
   return a.check_file.empty() ? run_write(a) : run_check(a);
 }
 
 }  // namespace
 
 Verb manifest_verb() {
-  return make_verb<ManifestArgs>("manifest", "write a capability manifest from a sweep, or check one",
+  return make_verb<ManifestArgs>("manifest",
+                                 "write a capability manifest from a sweep, check one, or verify it",
                                  declare_manifest, run_manifest_verb);
 }
 

@@ -6,6 +6,7 @@
 #include "cli/common_options.h"
 #include "cli/input_options.h"
 #include "cli/verb.h"
+#include "model/fp16_convert.h"
 #include "probe/input_plan.h"
 #include "report/sweep_report.h"
 #include "sweep/ladder.h"
@@ -25,6 +26,10 @@ struct SweepArgs {
   std::vector<std::string> variants;  // NAME=FILE[:PRECISION], repeatable or comma-separated
   std::string opt_levels = "all";
   std::vector<std::string> sizes;  // NAME=H,W:H,W:...
+  std::string size_search;         // NAME=H,W: search the largest correct size from H,W
+  int64_t size_step = 16;
+  int64_t size_max = 4096;
+  double budget_margin = 0.1;
   InputArgs inputs;
   std::string out_dir;
   bool resume = false;
@@ -41,6 +46,26 @@ std::vector<std::string> split(const std::string& text, char sep) {
     out.push_back(text.substr(start, pos - start));
   out.push_back(text.substr(start));
   return out;
+}
+
+// A variant Parity makes itself: `fp16` alone converts MODEL with the usual converter rules (I/O
+// stays float32, ops without fp16 kernels and out-of-range weights stay float32) into
+// GENERATED_DIR, named after the model, so a ladder exists when only fp32 ships.
+Result<sweep::Variant> generate_variant(const std::string& name, const fs::path& model, const fs::path& dir,
+                                        const probe::ProgressSink& progress) {
+  if (name != "fp16")
+    return usage_error("--variants " + name + ": Parity can generate only 'fp16'",
+                       "give other variants as NAME=FILE[:PRECISION]");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return usage_error("cannot create " + dir.string() + ": " + ec.message(), "pick a writable --out");
+  const fs::path out = dir / (model.stem().string() + ".fp16.onnx");
+  PARITY_ASSIGN_OR_RETURN(report, model::convert_to_fp16(model, out));
+  if (progress)
+    progress("sweep: generated " + out.string() + " (fp16; " +
+             std::to_string(report.converted_initializers + report.converted_constants) +
+             " weights converted, " + std::to_string(report.blocked_nodes) + " nodes kept float32)");
+  return sweep::Variant{"fp16", out, "fp16"};
 }
 
 Result<sweep::Variant> parse_variant(const std::string& text) {
@@ -76,6 +101,35 @@ Result<std::vector<sweep::SizePoint>> parse_sizes(const std::vector<std::string>
   return out;
 }
 
+// --size-search NAME=H,W with --size-step, --size-max and --budget-margin.
+Result<sweep::SizeSearch> parse_size_search(const SweepArgs& a) {
+  if (!a.sizes.empty()) return usage_error("--size-search and --size are two kinds of size axis: give one");
+  PARITY_ASSIGN_OR_RETURN(kv, probe::split_assignment(a.size_search, "--size-search"));
+  PARITY_ASSIGN_OR_RETURN(hw, probe::parse_int_list(kv.second, "--size-search " + kv.first));
+  if (hw.size() != 2 || hw[0] <= 0 || hw[1] <= 0)
+    return usage_error("--size-search " + a.size_search + ": the start size is HEIGHT,WIDTH",
+                       "e.g. --size-search x=256,256 (the search keeps its aspect ratio)");
+  if (a.size_step < 1 || a.size_max < a.size_step)
+    return usage_error("--size-step must be at least 1 and --size-max at least one step");
+  if (a.budget_margin < 0 || a.budget_margin >= 1)
+    return usage_error("--budget-margin is a share of pixels in [0, 1), e.g. 0.1");
+  sweep::SizeSearch s;
+  s.input = kv.first;
+  s.start_height = hw[0];
+  s.start_width = hw[1];
+  s.step = a.size_step;
+  s.max_side = a.size_max;
+  s.margin = a.budget_margin;
+  return s;
+}
+
+// Where generated variants go: the --out folder, or beside the --write-plan file.
+fs::path generated_dir(const SweepArgs& a) {
+  if (!a.write_plan.empty()) return fs::absolute(a.write_plan).parent_path();
+  return fs::absolute(!a.out_dir.empty() ? fs::path(a.out_dir)
+                                         : fs::path("sweep-" + fs::path(a.model).stem().string()));
+}
+
 Result<sweep::SweepPlan> plan_from_args(const SweepArgs& a) {
   if (!a.plan.empty()) {
     if (!a.model.empty())
@@ -94,8 +148,11 @@ Result<sweep::SweepPlan> plan_from_args(const SweepArgs& a) {
   plan.variants.push_back({"fp32", a.model, "fp32"});
   for (const auto& list : a.variants)
     for (const auto& item : split(list, ',')) {
-      PARITY_ASSIGN_OR_RETURN(v, parse_variant(item));
-      plan.variants.push_back(std::move(v));
+      auto v = item.find('=') == std::string::npos
+                   ? generate_variant(item, a.model, generated_dir(a) / "variants", progress_for(a.common))
+                   : parse_variant(item);
+      if (!v.ok()) return v.error();
+      plan.variants.push_back(std::move(*v));
     }
   for (const auto& level : split(a.opt_levels, ',')) {
     if (level != "all" && level != "extended" && level != "basic" && level != "disabled")
@@ -104,6 +161,10 @@ Result<sweep::SweepPlan> plan_from_args(const SweepArgs& a) {
   }
   PARITY_ASSIGN_OR_RETURN(sizes, parse_sizes(a.sizes));
   plan.sizes = std::move(sizes);
+  if (!a.size_search.empty()) {
+    PARITY_ASSIGN_OR_RETURN(search, parse_size_search(a));
+    plan.size_search = std::move(search);
+  }
   PARITY_ASSIGN_OR_RETURN(settings, build_input_settings(a.inputs));
   plan.inputs = std::move(settings);
   PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
@@ -175,6 +236,7 @@ void declare_sweep(CLI::App& cmd, SweepArgs& a) {
       "  parity sweep det.onnx --variants fp16=det_fp16.onnx,int8=det_int8.onnx -b cpu,webgpu --opt-levels "
       "all,basic\n"
       "  parity sweep sr.onnx -b webgpu,web-webgpu --size x=128,128:256,256:512,512 --out sr-sweep\n"
+      "  parity sweep det.onnx -b webgpu,web-webgpu --variants fp16 --size-search x=256,256 --size-step 32\n"
       "  parity sweep det.onnx -b webgpu --variants fp16=det_fp16.onnx --write-plan plan.json\n"
       "  parity sweep --plan plan.json --cell 3 --out shared/sweep   (one cell, e.g. a batch job)\n"
       "  parity sweep merge shared/sweep --json sweep.json");
@@ -185,12 +247,24 @@ void declare_sweep(CLI::App& cmd, SweepArgs& a) {
   auto* variants =
       cmd.add_option("--variants", a.variants,
                      "other files of the model, NAME=FILE[:PRECISION], comma-separated or repeated; "
-                     "the name gives the precision when it starts with one (fp16, int8, ...)");
+                     "the name gives the precision when it starts with one (fp16, int8, ...); a bare 'fp16' "
+                     "makes the fp16 variant from MODEL (into OUT/variants)");
   auto* levels = cmd.add_option("--opt-levels", a.opt_levels,
                                 "graph optimization levels to try, e.g. all,basic,disabled")
                      ->capture_default_str();
   auto* sizes = cmd.add_option("--size", a.sizes,
                                "size axis of an image-like input, NAME=H,W:H,W:... (its last two dims)");
+  auto* search =
+      cmd.add_option("--size-search", a.size_search,
+                     "find the largest correct size of input NAME, starting at H,W (NAME=H,W): grow "
+                     "while correct, then binary-search to one --size-step")
+          ->excludes(sizes);
+  cmd.add_option("--size-step", a.size_step, "step of the long side in the size search, pixels")
+      ->capture_default_str();
+  cmd.add_option("--size-max", a.size_max, "largest long side the size search tries")->capture_default_str();
+  cmd.add_option("--budget-margin", a.budget_margin,
+                 "the suggested size budget stays this share of pixels below the largest correct size")
+      ->capture_default_str();
   add_input_options(cmd, a.inputs);
   cmd.add_option("--out", a.out_dir, "folder for plan.json and results*.jsonl (default: sweep-MODEL_STEM)");
   cmd.add_flag("--resume", a.resume, "keep the cells --out already holds and run the rest");
@@ -200,7 +274,8 @@ void declare_sweep(CLI::App& cmd, SweepArgs& a) {
       ->excludes(backends)
       ->excludes(variants)
       ->excludes(levels)
-      ->excludes(sizes);
+      ->excludes(sizes)
+      ->excludes(search);
   cmd.add_option("--cell", a.cell, "run only cell K of the plan (results-cell-K.jsonl in --out)");
   cmd.add_flag("--list", a.list, "list the plan's cells with their numbers, run nothing");
   add_common_options(cmd, a.common);

@@ -182,6 +182,7 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
     pid_ = std::exchange(other.pid_, -1);
     reaped_ = std::exchange(other.reaped_, false);
     status_ = other.status_;
+    peak_rss_ = other.peak_rss_;
     request_fd_ = std::exchange(other.request_fd_, -1);
     reply_fd_ = std::exchange(other.reply_fd_, -1);
     log_fd_ = std::exchange(other.log_fd_, -1);
@@ -208,9 +209,11 @@ std::optional<ExitStatus> ChildProcess::try_wait() {
   if (reaped_) return status_;
   if (pid_ <= 0) return std::nullopt;
   int raw = 0;
-  pid_t r = ::waitpid(pid_, &raw, WNOHANG);
+  rusage usage{};
+  pid_t r = ::wait4(pid_, &raw, WNOHANG, &usage);
   if (r == pid_) {
     reaped_ = true;
+    peak_rss_ = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
     status_ = decode_status(raw);
     kill_group(SIGKILL);  // grandchildren (e.g. a browser's helpers) go with their leader
     return status_;
@@ -221,9 +224,11 @@ std::optional<ExitStatus> ChildProcess::try_wait() {
 ExitStatus ChildProcess::wait() {
   if (reaped_ || pid_ <= 0) return status_;
   int raw = 0;
-  while (::waitpid(pid_, &raw, 0) < 0 && errno == EINTR) {
+  rusage usage{};
+  while (::wait4(pid_, &raw, 0, &usage) < 0 && errno == EINTR) {
   }
   reaped_ = true;
+  peak_rss_ = static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
   status_ = decode_status(raw);
   return status_;
 }

@@ -58,6 +58,9 @@ class ChildProcess {
   void kill_group(int signal);
   // Resident set size of the child in bytes, from /proc; 0 if unknown.
   uint64_t resident_bytes() const;
+  // The child's peak resident set size in bytes (the kernel's ru_maxrss, so no sampling gap),
+  // known once it is reaped; 0 before.
+  uint64_t peak_resident_bytes() const { return peak_rss_; }
 
  private:
   ChildProcess() = default;
@@ -67,6 +70,7 @@ class ChildProcess {
   pid_t pid_ = -1;
   bool reaped_ = false;
   ExitStatus status_;
+  uint64_t peak_rss_ = 0;
   int request_fd_ = -1, reply_fd_ = -1, log_fd_ = -1;
 };
 

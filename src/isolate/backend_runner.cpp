@@ -14,7 +14,13 @@ int BackendRunner::browsers_launched() const { return browsers_->launched(); }
 
 IsolatedRun BackendRunner::run(const backend::BackendSpec& spec, const backend::RunRequest& request,
                                const IsolationLimits& limits, const WorkerLaunch& launch) {
-  if (!backend::is_web_backend(spec.ep)) return run_isolated(spec, request, limits, launch);
+  if (!backend::is_web_backend(spec.ep)) {
+    IsolationLimits capped = limits;
+    if (spec.max_memory_bytes &&
+        (!capped.max_memory_bytes || spec.max_memory_bytes < capped.max_memory_bytes))
+      capped.max_memory_bytes = spec.max_memory_bytes;
+    return run_isolated(spec, request, capped, launch);
+  }
 
   IsolatedRun out;
   const auto t0 = std::chrono::steady_clock::now();

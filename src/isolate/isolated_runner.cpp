@@ -302,6 +302,7 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   WorkerReply reply;
   watch_worker(child, limits, deadline, spec.label, out, reply);
   const std::optional<ExitStatus> status = reap_worker(child, deadline, reply, out.worker_log);
+  out.peak_rss_bytes = std::max(child.peak_resident_bytes(), reply.peak_rss);
   return finish(outcome_of(reply, status, out, limits, spec.label));
 }
 

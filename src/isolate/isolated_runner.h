@@ -29,6 +29,9 @@ struct IsolatedRun {
   std::string worker_log;          // the worker's stdout+stderr (last 64 KiB)
   double wall_ms = 0;              // spawn to reap
   double setup_ms = 0;             // of which one-time setup (browser start, page load), success or not
+  // The worker's peak resident memory (library, session, arena, tensors); 0 when unknown (browser
+  // backends share one Chromium, so no run has a figure of its own).
+  uint64_t peak_rss_bytes = 0;
 };
 
 struct WorkerLaunch {

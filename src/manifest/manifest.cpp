@@ -2,9 +2,11 @@
 
 #include <toml++/toml.h>
 
+#include <cstdint>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include "core/file_io.h"
 #include "core/json_io.h"
@@ -21,9 +23,67 @@ json evidence_to_json(const Evidence& e) {
   json j{{"cell", e.cell}, {"status", e.status}};
   if (e.max_abs) j["max_abs"] = json_number(*e.max_abs);
   if (e.cosine) j["cosine"] = json_number(*e.cosine);
-  for (auto [key, value] :
-       {std::pair{"ort_version", &e.ort_version}, {"adapter", &e.adapter}, {"date", &e.date}})
+  for (auto [key, value] : {std::pair{"ort_version", &e.ort_version},
+                            {"adapter", &e.adapter},
+                            {"date", &e.date},
+                            {"size", &e.size},
+                            {"variant", &e.variant},
+                            {"file", &e.file},
+                            {"sha256", &e.sha256},
+                            {"precision", &e.precision},
+                            {"graph_optimization", &e.graph_optimization}})
     if (!value->empty()) j[key] = *value;
+  return j;
+}
+
+// Only what differs from the defaults: most backends have an empty runtime table, left out.
+json runtime_to_json(const Runtime& r) {
+  const Runtime d;
+  json j = json::object();
+  for (auto [key, value, fallback] : {std::tuple{"ort_lib", &r.ort_lib, &d.ort_lib},
+                                      {"ort_web", &r.ort_web, &d.ort_web},
+                                      {"adapter", &r.adapter, &d.adapter},
+                                      {"browser", &r.browser, &d.browser},
+                                      {"log_level", &r.log_level, &d.log_level}})
+    if (*value != *fallback) j[key] = *value;
+  for (auto [key, value, fallback] : {std::tuple{"fallback", r.fallback, d.fallback},
+                                      {"count_nodes", r.count_nodes, d.count_nodes},
+                                      {"check_features", r.check_features, d.check_features}})
+    if (value != fallback) j[key] = value;
+  if (r.threads != d.threads) j["threads"] = r.threads;
+  if (r.max_memory_bytes != d.max_memory_bytes) j["max_memory_bytes"] = r.max_memory_bytes;
+  if (!r.browser_args.empty()) j["browser_args"] = r.browser_args;
+  return j;
+}
+
+json reference_to_json(const Reference& r) {
+  json j{{"ep", r.ep}, {"graph_optimization", r.graph_optimization}};
+  if (!r.provider_options.empty()) j["provider_options"] = r.provider_options;
+  if (!r.session_options.empty()) j["session_options"] = r.session_options;
+  if (json runtime = runtime_to_json(r.runtime); !runtime.empty()) j["runtime"] = runtime;
+  return j;
+}
+
+json inputs_to_json(const Inputs& in) {
+  // TOML integers are signed 64-bit: a larger seed is written as a string of digits.
+  json j{{"seed", in.seed <= uint64_t(INT64_MAX) ? json(in.seed) : json(std::to_string(in.seed))},
+         {"samples", in.samples}};
+  if (!in.dims.empty()) j["dims"] = in.dims;
+  if (!in.shapes.empty()) j["shapes"] = in.shapes;
+  for (const auto& [name, r] : in.ranges) j["ranges"][name] = {r.first, r.second};
+  if (!in.files.empty()) j["files"] = in.files;
+  if (!in.file_sha256.empty()) j["file_sha256"] = in.file_sha256;
+  for (const auto& [name, hw] : in.resize) j["resize"][name] = {hw.first, hw.second};
+  if (!in.load_io.empty()) j["load_io"] = in.load_io;
+  if (in.max_input_bytes) j["max_input_bytes"] = in.max_input_bytes;
+  return j;
+}
+
+json sweep_to_json(const SweepSetup& s) {
+  json j{{"reference", reference_to_json(s.reference)},
+         {"inputs", inputs_to_json(s.inputs)},
+         {"timeout_s", s.timeout_s}};
+  if (s.max_memory_bytes) j["max_memory_bytes"] = s.max_memory_bytes;
   return j;
 }
 
@@ -39,17 +99,38 @@ json declaration_to_json(const Declaration& d) {
   put("precision", d.precision);
   put("graph_optimization", d.graph_optimization);
   put("max_size", d.max_size);
+  put("size_budget", d.size_budget);
   if (!d.provider_options.empty()) j["provider_options"] = d.provider_options;
   if (!d.session_options.empty()) j["session_options"] = d.session_options;
+  if (json runtime = runtime_to_json(d.runtime); !runtime.empty()) j["runtime"] = runtime;
   if (d.evidence) j["evidence"] = evidence_to_json(*d.evidence);
   return j;
 }
 
-// JSON (as manifests hold it: strings, numbers, bools, objects) to a TOML node.
+// JSON (as manifests hold it: strings, numbers, bools, arrays of those, objects) to a TOML node.
 toml::table to_toml_table(const json& j);
+toml::array to_toml_array(const json& j) {
+  toml::array a;
+  for (const auto& v : j) {
+    if (v.is_array()) {
+      a.push_back(to_toml_array(v));
+    } else if (v.is_boolean()) {
+      a.push_back(v.get<bool>());
+    } else if (v.is_number_integer() || v.is_number_unsigned()) {
+      a.push_back(v.get<int64_t>());
+    } else if (v.is_number()) {
+      a.push_back(v.get<double>());
+    } else if (v.is_string()) {
+      a.push_back(v.get<std::string>());
+    }
+  }
+  return a;
+}
 void insert_toml(toml::table& t, const std::string& key, const json& v) {
   if (v.is_object()) {
     t.insert(key, to_toml_table(v));
+  } else if (v.is_array()) {
+    t.insert(key, to_toml_array(v));
   } else if (v.is_boolean()) {
     t.insert(key, v.get<bool>());
   } else if (v.is_number_integer() || v.is_number_unsigned()) {
@@ -137,12 +218,182 @@ struct Checker {
     return out;
   }
 
-  std::optional<Evidence> evidence(const json& j, const std::string& path) {
+  // A problem when the value at j[key] is present and not a boolean; `fallback` when absent.
+  bool boolean(const json& j, const std::string& path, const char* key, bool fallback) {
+    if (!j.contains(key)) return fallback;
+    if (!j[key].is_boolean()) {
+      problem(path + "/" + key, "must be true or false");
+      return fallback;
+    }
+    return j[key].get<bool>();
+  }
+  // An integer >= `min` at j[key]; `fallback` when absent (or wrong: a problem).
+  int64_t integer(const json& j, const std::string& path, const char* key, int64_t min, int64_t fallback) {
+    if (!j.contains(key)) return fallback;
+    if (!j[key].is_number_integer() || j[key].get<int64_t>() < min) {
+      problem(path + "/" + key, "must be an integer >= " + std::to_string(min));
+      return fallback;
+    }
+    return j[key].get<int64_t>();
+  }
+  void graph_optimization(const std::string& path, const std::string& value) {
+    if (!value.empty() && value != "all" && value != "extended" && value != "basic" && value != "disabled")
+      problem(path, "must be all, extended, basic or disabled, not '" + value + "'");
+  }
+  void sha256(const std::string& path, const std::string& value) {
+    static const std::regex hex("[0-9a-f]{64}");
+    if (!value.empty() && !std::regex_match(value, hex)) problem(path, "must be 64 hex digits");
+  }
+  void size_label(const std::string& path, const std::string& value) {
+    static const std::regex size("[^=]+=[0-9]+x[0-9]+");
+    if (!value.empty() && !std::regex_match(value, size))
+      problem(path, "must read INPUT=HEIGHTxWIDTH, e.g. x=320x320");
+  }
+  // A table of NAME = [N, N, ...] (integers; exactly `arity` of them unless 0).
+  std::map<std::string, std::vector<int64_t>> int_lists(const json& j, const std::string& path,
+                                                        const char* key, std::size_t arity,
+                                                        const char* what) {
+    std::map<std::string, std::vector<int64_t>> out;
+    if (!j.contains(key)) return out;
+    if (!j[key].is_object()) {
+      problem(path + "/" + key, std::string("must be a table of ") + what);
+      return out;
+    }
+    for (const auto& [name, v] : j[key].items()) {
+      bool ok = v.is_array() && (arity == 0 || v.size() == arity);
+      for (const auto& e : v) ok = ok && e.is_number_integer();
+      if (ok)
+        out[name] = v.get<std::vector<int64_t>>();
+      else
+        problem(path + "/" + key + "/" + name, std::string("must be ") + what);
+    }
+    return out;
+  }
+
+  Runtime runtime(const json& j, const std::string& path) {
+    Runtime r;
+    if (!j.is_object()) {
+      problem(path, "must be a table");
+      return r;
+    }
+    unknown_keys(j, path,
+                 {"ort_lib", "ort_web", "fallback", "adapter", "threads", "max_memory_bytes", "count_nodes",
+                  "browser", "browser_args", "log_level", "check_features"});
+    for (auto [field, key] : {std::pair{&r.ort_lib, "ort_lib"},
+                              {&r.ort_web, "ort_web"},
+                              {&r.browser, "browser"},
+                              {&r.log_level, "log_level"}})
+      *field = text(j, path, key, false);
+    if (j.contains("adapter")) r.adapter = text(j, path, "adapter", false);
+    r.fallback = boolean(j, path, "fallback", r.fallback);
+    r.count_nodes = boolean(j, path, "count_nodes", r.count_nodes);
+    r.check_features = boolean(j, path, "check_features", r.check_features);
+    r.threads = static_cast<int>(integer(j, path, "threads", 0, 0));
+    r.max_memory_bytes = static_cast<uint64_t>(integer(j, path, "max_memory_bytes", 0, 0));
+    if (j.contains("browser_args")) {
+      const json& a = j["browser_args"];
+      bool ok = a.is_array();
+      for (const auto& e : a) ok = ok && e.is_string();
+      if (ok)
+        r.browser_args = a.get<std::vector<std::string>>();
+      else
+        problem(path + "/browser_args", "must be an array of strings");
+    }
+    return r;
+  }
+
+  Reference reference(const json& j, const std::string& path) {
+    Reference r;
+    if (!j.is_object()) {
+      problem(path, "must be a table");
+      return r;
+    }
+    unknown_keys(j, path, {"ep", "graph_optimization", "provider_options", "session_options", "runtime"});
+    r.ep = text(j, path, "ep", true);
+    r.graph_optimization = text(j, path, "graph_optimization", true);
+    graph_optimization(path + "/graph_optimization", r.graph_optimization);
+    r.provider_options = strings(j, path, "provider_options");
+    r.session_options = strings(j, path, "session_options");
+    if (j.contains("runtime")) r.runtime = runtime(j["runtime"], path + "/runtime");
+    return r;
+  }
+
+  Inputs inputs(const json& j, const std::string& path) {
+    Inputs in;
+    if (!j.is_object()) {
+      problem(path, "must be a table");
+      return in;
+    }
+    unknown_keys(j, path,
+                 {"seed", "samples", "dims", "shapes", "ranges", "files", "file_sha256", "resize", "load_io",
+                  "max_input_bytes"});
+    if (j.contains("seed") && j["seed"].is_string() &&
+        std::regex_match(j["seed"].get<std::string>(), std::regex("[0-9]{1,20}")))
+      in.seed = std::stoull(j["seed"].get<std::string>());
+    else
+      in.seed = static_cast<uint64_t>(integer(j, path, "seed", 0, 0));
+    in.samples = static_cast<int>(integer(j, path, "samples", 1, 1));
+    if (j.contains("dims")) {
+      if (!j["dims"].is_object()) problem(path + "/dims", "must be a table of SYMBOL = N");
+      for (const auto& [name, v] : object_or_empty(j["dims"]).items()) {
+        if (v.is_number_integer() && v.get<int64_t>() > 0)
+          in.dims[name] = v.get<int64_t>();
+        else
+          problem(path + "/dims/" + name, "must be an integer > 0");
+      }
+    }
+    in.shapes = int_lists(j, path, "shapes", 0, "an array of dims, e.g. [1, 3, 224, 224]");
+    for (const auto& [name, hw] : int_lists(j, path, "resize", 2, "[HEIGHT, WIDTH]"))
+      in.resize[name] = {hw[0], hw[1]};
+    if (j.contains("ranges")) {
+      if (!j["ranges"].is_object()) problem(path + "/ranges", "must be a table of INPUT = [LO, HI]");
+      for (const auto& [name, v] : object_or_empty(j["ranges"]).items()) {
+        if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number())
+          in.ranges[name] = {v[0].get<double>(), v[1].get<double>()};
+        else
+          problem(path + "/ranges/" + name, "must be [LO, HI]");
+      }
+    }
+    in.files = strings(j, path, "files");
+    in.file_sha256 = strings(j, path, "file_sha256");
+    for (const auto& [name, hash] : in.file_sha256) {
+      sha256(path + "/file_sha256/" + name, hash);
+      if (!in.files.count(name)) problem(path + "/file_sha256/" + name, "names no input of `files`");
+    }
+    in.load_io = text(j, path, "load_io", false);
+    in.max_input_bytes = static_cast<uint64_t>(integer(j, path, "max_input_bytes", 0, 0));
+    return in;
+  }
+
+  std::optional<SweepSetup> sweep(const json& j, const std::string& path) {
     if (!j.is_object()) {
       problem(path, "must be a table");
       return std::nullopt;
     }
-    unknown_keys(j, path, {"cell", "status", "max_abs", "cosine", "ort_version", "adapter", "date"});
+    unknown_keys(j, path, {"reference", "inputs", "timeout_s", "max_memory_bytes"});
+    SweepSetup s;
+    if (!j.contains("reference")) problem(path + "/reference", "missing");
+    if (!j.contains("inputs")) problem(path + "/inputs", "missing");
+    if (j.contains("reference")) s.reference = reference(j["reference"], path + "/reference");
+    if (j.contains("inputs")) s.inputs = inputs(j["inputs"], path + "/inputs");
+    if (j.contains("timeout_s")) {
+      if (j["timeout_s"].is_number() && j["timeout_s"].get<double>() > 0)
+        s.timeout_s = j["timeout_s"].get<double>();
+      else
+        problem(path + "/timeout_s", "must be a number of seconds > 0");
+    }
+    s.max_memory_bytes = static_cast<uint64_t>(integer(j, path, "max_memory_bytes", 0, 0));
+    return s;
+  }
+
+  std::optional<Evidence> evidence(const json& j, const std::string& path, bool enabled) {
+    if (!j.is_object()) {
+      problem(path, "must be a table");
+      return std::nullopt;
+    }
+    unknown_keys(j, path,
+                 {"cell", "status", "max_abs", "cosine", "ort_version", "adapter", "date", "size", "variant",
+                  "file", "sha256", "precision", "graph_optimization"});
     Evidence e;
     if (!j.contains("cell") || !j["cell"].is_number_integer() || j["cell"].get<int64_t>() < 0)
       problem(path + "/cell", "must be the sweep cell number (an integer >= 0)");
@@ -158,6 +409,21 @@ struct Checker {
     e.ort_version = text(j, path, "ort_version", false);
     e.adapter = text(j, path, "adapter", false);
     e.date = text(j, path, "date", false);
+    e.size = text(j, path, "size", false);
+    size_label(path + "/size", e.size);
+    for (auto [field, key] : {std::pair{&e.variant, "variant"},
+                              {&e.file, "file"},
+                              {&e.sha256, "sha256"},
+                              {&e.precision, "precision"},
+                              {&e.graph_optimization, "graph_optimization"}}) {
+      *field = text(j, path, key, false);
+      if (enabled && !field->empty())
+        problem(path + "/" + key,
+                "only a disabled backend's evidence names its file (an enabled one's is the "
+                "declaration's own)");
+    }
+    sha256(path + "/sha256", e.sha256);
+    graph_optimization(path + "/graph_optimization", e.graph_optimization);
     return e;
   }
 
@@ -170,7 +436,7 @@ struct Checker {
     }
     unknown_keys(j, path,
                  {"ep", "enabled", "reason", "variant", "file", "sha256", "precision", "graph_optimization",
-                  "max_size", "provider_options", "session_options", "evidence"});
+                  "max_size", "size_budget", "provider_options", "session_options", "runtime", "evidence"});
     d.ep = text(j, path, "ep", true);
     if (!j.contains("enabled") || !j["enabled"].is_boolean())
       problem(path + "/enabled", "must be true or false");
@@ -183,31 +449,31 @@ struct Checker {
                               {&d.precision, "precision"},
                               {&d.graph_optimization, "graph_optimization"}})
       *field = text(j, path, key, d.enabled);
-    static const std::regex sha("[0-9a-f]{64}"), size("[^=]+=[0-9]+x[0-9]+");
-    if (!d.sha256.empty() && !std::regex_match(d.sha256, sha))
-      problem(path + "/sha256", "must be 64 hex digits");
-    if (!d.graph_optimization.empty() && d.graph_optimization != "all" &&
-        d.graph_optimization != "extended" && d.graph_optimization != "basic" &&
-        d.graph_optimization != "disabled")
-      problem(path + "/graph_optimization",
-              "must be all, extended, basic or disabled, not '" + d.graph_optimization + "'");
+    sha256(path + "/sha256", d.sha256);
+    graph_optimization(path + "/graph_optimization", d.graph_optimization);
     d.max_size = text(j, path, "max_size", false);
-    if (!d.max_size.empty() && !std::regex_match(d.max_size, size))
-      problem(path + "/max_size", "must read INPUT=HEIGHTxWIDTH, e.g. x=320x320");
+    size_label(path + "/max_size", d.max_size);
+    d.size_budget = text(j, path, "size_budget", false);
+    size_label(path + "/size_budget", d.size_budget);
     d.provider_options = strings(j, path, "provider_options");
     d.session_options = strings(j, path, "session_options");
-    if (j.contains("evidence")) d.evidence = evidence(j["evidence"], path + "/evidence");
+    if (j.contains("runtime")) d.runtime = runtime(j["runtime"], path + "/runtime");
+    if (j.contains("evidence")) d.evidence = evidence(j["evidence"], path + "/evidence", d.enabled);
     return d;
   }
 
   Manifest manifest(const json& j) {
     Manifest m;
-    unknown_keys(j, "", {"schema", "model", "parity_version", "created", "backends"});
+    unknown_keys(j, "",
+                 {"schema", "model", "model_sha256", "parity_version", "created", "sweep", "backends"});
     if (text(j, "", "schema", true) != kSchema && j.contains("schema"))
       problem("/schema", std::string("must be \"") + kSchema + "\" (this Parity reads version 1)");
     m.model = text(j, "", "model", true);
+    m.model_sha256 = text(j, "", "model_sha256", false);
+    sha256("/model_sha256", m.model_sha256);
     m.parity_version = text(j, "", "parity_version", false);
     m.created = text(j, "", "created", false);
+    if (j.contains("sweep")) m.sweep = sweep(j["sweep"], "/sweep");
     if (!j.contains("backends") || !j["backends"].is_object() || j["backends"].empty()) {
       problem("/backends", "must be a table with one table per backend");
       return m;
@@ -215,6 +481,12 @@ struct Checker {
     for (const auto& [label, d] : j["backends"].items())
       m.backends.push_back(declaration(label, d, "/backends/" + label));
     return m;
+  }
+
+  // j when it is an object, else an empty one (never a temporary: items() borrows it).
+  static const json& object_or_empty(const json& j) {
+    static const json empty = json::object();
+    return j.is_object() ? j : empty;
   }
 };
 
@@ -228,11 +500,14 @@ Error unreadable(const std::filesystem::path& path, const std::string& why) {
 nlohmann::json to_json(const Manifest& m) {
   json backends = json::object();
   for (const auto& d : m.backends) backends[d.backend] = declaration_to_json(d);
-  return {{"schema", kSchema},
-          {"model", m.model},
-          {"parity_version", m.parity_version},
-          {"created", m.created},
-          {"backends", backends}};
+  json j{{"schema", kSchema},
+         {"model", m.model},
+         {"parity_version", m.parity_version},
+         {"created", m.created},
+         {"backends", backends}};
+  if (!m.model_sha256.empty()) j["model_sha256"] = m.model_sha256;
+  if (m.sweep) j["sweep"] = sweep_to_json(*m.sweep);
+  return j;
 }
 
 std::string to_toml(const Manifest& m) {

@@ -5,10 +5,12 @@
 #include <climits>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "parity/result.h"
+#include "parity/tensor.h"
 
 namespace google::protobuf {
 class Descriptor;
@@ -17,6 +19,10 @@ namespace io {
 class ZeroCopyInputStream;
 }  // namespace io
 }  // namespace google::protobuf
+
+namespace onnx {
+class TensorProto;
+}  // namespace onnx
 
 namespace parity::model::detail {
 
@@ -60,5 +66,10 @@ std::string printable(std::string_view name);
 // "<origin>: the file is truncated: ...". `what` has its article: "an ONNX model", "a TensorProto".
 Error parse_failure(std::string_view bytes, const google::protobuf::Descriptor& type,
                     const std::string& origin, Stage stage, std::string_view what);
+
+// Decodes a TensorProto already parsed (an initializer, a Constant's value) with the rules and
+// errors of parse_tensor_proto (tensor_proto.cpp): raw_data or typed fields, external data refused.
+Result<NamedTensor> tensor_from_proto(const onnx::TensorProto& p, const std::string& origin,
+                                      std::optional<DType> declared = std::nullopt);
 
 }  // namespace parity::model::detail

@@ -249,6 +249,15 @@ Error reading_exception(const std::string& origin, const std::exception& e) {
 
 }  // namespace
 
+Result<NamedTensor> detail::tensor_from_proto(const onnx::TensorProto& p, const std::string& origin,
+                                              std::optional<DType> declared) {
+  try {
+    return to_named_tensor(p, origin, declared);
+  } catch (const std::exception& e) {
+    return reading_exception(origin, e);
+  }
+}
+
 Result<NamedTensor> parse_tensor_proto(const std::string& bytes, const std::string& origin,
                                        std::optional<DType> declared) {
   try {

@@ -48,6 +48,8 @@ OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual
   r.failed_rule = ev.verdict.failed_rule;
   r.detail = ev.verdict.detail;
   r.comparison = ev.comparison;
+  if (actual && ev.comparison)
+    r.regions = region_map(actual->tensor, expected.tensor, *ev.comparison, r.tolerance);
   if (actual) {
     r.dtype = actual->tensor.dtype();
     r.shape = actual->tensor.shape();
@@ -295,6 +297,7 @@ Result<BackendReport> probe_backend(const ProbeOptions& options, const InputPlan
     isolate::WorkerLaunch launch{options.worker_exe, fault, {}};
     auto run = runner.run(spec, req, options.limits, launch);
     br.wall_ms += run.wall_ms;
+    br.peak_rss_bytes = std::max(br.peak_rss_bytes, run.peak_rss_bytes);
     if (!run.result.ok()) {
       br.error = run.result.error();
       br.status = status_from_error(*br.error);

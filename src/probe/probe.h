@@ -15,6 +15,7 @@
 #include "isolate/isolated_runner.h"
 #include "model/onnx_model.h"
 #include "parity/metrics.h"
+#include "parity/region_map.h"
 #include "parity/result.h"
 #include "probe/input_plan.h"
 
@@ -72,6 +73,8 @@ struct OutputReport {
   // Why this output's match proves nothing (uninformative_reason of the reference in every
   // sample); empty when the reference carries a signal or the output mismatches.
   std::string inconclusive;
+  // Where an image-like output is wrong (grid over its spatial axes); absent for other outputs.
+  std::optional<RegionMap> regions;
 };
 
 struct BackendReport {
@@ -85,6 +88,7 @@ struct BackendReport {
   std::string adapter;
   int64_t nodes_on_backend = -1, nodes_on_cpu = -1;
   double create_ms = 0, run_ms = 0, wall_ms = 0;  // worst sample's run; wall = all workers
+  uint64_t peak_rss_bytes = 0;  // largest worker peak resident memory over samples; 0 = unknown (web)
   std::vector<OutputReport> outputs;
   std::vector<std::string> notes;
   backend::KeyValues properties;  // the first sample's RunResult::properties (adapter, bundle, ...)

@@ -46,10 +46,23 @@ json output_to_json(const probe::OutputReport& o) {
           {"worst_sample", o.worst_sample},
           {"tolerance", tolerance_to_json(o.tolerance, o.comparison ? &*o.comparison : nullptr)},
           {"metrics", metrics},
-          {"reference_metrics", stats_to_json(o.reference_stats)}};
+          {"reference_metrics", stats_to_json(o.reference_stats)},
+          {"regions", o.regions ? regions_to_json(*o.regions) : json(nullptr)}};
 }
 
 }  // namespace
+
+json regions_to_json(const RegionMap& m) {
+  json zero = json::array(), ref_zero = json::array();
+  for (const auto& c : m.cells) {
+    zero.push_back(json_number(c.zero_fraction));
+    ref_zero.push_back(json_number(c.ref_zero_fraction));
+  }
+  return {{"grid", {m.rows, m.cols}},       {"axes", {m.height_axis, m.width_axis}},
+          {"wrong_cells", m.wrong_cells()}, {"extent", std::string(to_string(m.extent()))},
+          {"wrong_box", m.wrong_box()},     {"picture", m.picture()},
+          {"zero_fraction", zero},          {"ref_zero_fraction", ref_zero}};
+}
 
 json stats_to_json(const TensorStats& s) {
   json channel = json::array();
@@ -112,6 +125,7 @@ json probe_to_json(const probe::ProbeReport& r) {
                {"nodes_on_backend", b.nodes_on_backend < 0 ? json(nullptr) : json(b.nodes_on_backend)},
                {"nodes_on_cpu", b.nodes_on_cpu < 0 ? json(nullptr) : json(b.nodes_on_cpu)},
                {"timing_ms", {{"create_session", b.create_ms}, {"run", b.run_ms}, {"wall", b.wall_ms}}},
+               {"peak_memory_bytes", b.peak_rss_bytes ? json(b.peak_rss_bytes) : json(nullptr)},
                {"notes", b.notes},
                {"properties", properties},
                {"outputs", outs}};

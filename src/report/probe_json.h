@@ -20,6 +20,8 @@ nlohmann::json probe_to_json(const probe::ProbeReport& report);
 nlohmann::json dims_to_json(const model::ValueInfo& v);
 nlohmann::json stats_to_json(const TensorStats& s);
 nlohmann::json comparison_to_json(const Comparison& c);
+// A region map: grid, wrong cells, extent, the picture rows and per-cell zero fractions.
+nlohmann::json regions_to_json(const RegionMap& m);
 // The rule a tensor was judged by; with `c`, also the absolute bound in force for that tensor.
 nlohmann::json tolerance_to_json(const Tolerance& t, const Comparison* c = nullptr);
 

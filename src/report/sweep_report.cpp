@@ -43,6 +43,38 @@ std::string ladder_line(const sweep::BackendLadder& l, const std::vector<sweep::
   return s;
 }
 
+std::string size_text(const std::string& input, const std::optional<sweep::SearchSize>& s) {
+  return s ? fmt::format("{}={}x{}", input, s->height, s->width) : "-";
+}
+
+std::string memory_text(uint64_t bytes) { return bytes ? probe::describe_bytes(bytes) : "-"; }
+
+// The cliff of one size-search cell, in a few lines: the boundary, the band, the budget.
+std::string cliff_lines(const sweep::SweepPlan& plan, const sweep::CellResult& r) {
+  const sweep::CliffResult& c = *r.cliff;
+  const std::string& in = plan.size_search->input;
+  std::string s = fmt::format("{} {} opt {}: ", r.backend, r.variant, r.opt_level);
+  if (c.reached_max) {
+    s += fmt::format("correct up to --size-max, {} (no cliff below it)", size_text(in, c.largest_correct));
+  } else if (!c.largest_correct) {
+    s += "not correct at any size tried, down to " + size_text(in, c.first_failing);
+  } else {
+    s += fmt::format("largest correct {}, first failing {}", size_text(in, c.largest_correct),
+                     size_text(in, c.first_failing));
+  }
+  s += fmt::format(" ({} sizes tried)\n", c.trials.size());
+  for (const auto& t : c.trials)
+    if (c.first_failing && t.size.k == c.first_failing->k)
+      s += "    at " + size_text(in, t.size) + ": " + t.detail + "\n";
+  if (c.band_low)
+    s += fmt::format("    partly wrong from {} to {}; wrong all over above\n", size_text(in, c.band_low),
+                     size_text(in, c.band_high));
+  if (c.budget)
+    s += fmt::format("    suggested budget {} ({:.0f}% of pixels below the largest correct size)\n",
+                     size_text(in, c.budget), plan.size_search->margin * 100);
+  return s;
+}
+
 }  // namespace
 
 std::string sweep_cell_list(const sweep::SweepPlan& plan) {
@@ -59,14 +91,19 @@ std::string sweep_table(const sweep::SweepPlan& plan, const std::vector<sweep::C
   std::string out =
       fmt::format("parity sweep {}: {} of {} cells, reference {} on {}\n\n", plan.model.filename().string(),
                   results.size(), plan.cell_count(), plan.reference.label, plan.model.filename().string());
-  std::vector<std::vector<std::string>> rows{
-      {"BACKEND", "VARIANT", "OPT", "SIZE", "STATUS", "MAX_ABS", "COSINE", "RUN", "NODES EP/CPU"}};
+  std::vector<std::vector<std::string>> rows{{"BACKEND", "VARIANT", "OPT", "SIZE", "STATUS", "MAX_ABS",
+                                              "COSINE", "RUN", "PEAK MEM", "NODES EP/CPU"}};
   for (const auto& r : results)
     rows.push_back({r.backend, r.variant, r.opt_level, r.size.empty() ? "-" : r.size,
                     std::string(probe::to_string(r.status)), optional_text(r.max_abs),
                     r.cosine ? fmt::format("{:.6f}", *r.cosine) : "-", r.error ? "-" : ms_text(r.run_ms),
-                    nodes_text(r.ep, r.nodes_on_backend, r.nodes_on_cpu)});
+                    memory_text(r.peak_memory_bytes), nodes_text(r.ep, r.nodes_on_backend, r.nodes_on_cpu)});
   out += aligned(rows) + "\n";
+  if (plan.size_search) {
+    for (const auto& r : results)
+      if (r.cliff) out += cliff_lines(plan, r);
+    out += "\n";
+  }
   for (const auto& l : sweep::judge_ladder(plan, results)) out += ladder_line(l, results);
   return out;
 }

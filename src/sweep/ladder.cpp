@@ -15,6 +15,8 @@ std::string describe_outcome(const CellResult& r) {
   if (!r.failed_rule.empty()) parts.push_back("rule '" + r.failed_rule + "'");
   if (r.max_abs) parts.push_back(fmt::format("max_abs {:.4g}", *r.max_abs));
   if (r.cosine) parts.push_back(fmt::format("cosine {:.4g}", *r.cosine));
+  if (r.extent == "part" && !r.wrong_box.empty())
+    parts.push_back("wrong in " + r.wrong_box + " of 8x8 regions");
   std::string joined;
   for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
   return joined.empty() ? s : s + " (" + joined + ")";

@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include "core/interrupt.h"
 #include "core/utc_time.h"
 #include "model/onnx_model.h"
+#include "sweep/ladder.h"
 #include "sweep/sweep_files.h"
 
 namespace parity::sweep {
@@ -91,9 +93,14 @@ CellResult summarise(const probe::ProbeReport& report, const std::string& target
   r.nodes_on_cpu = row->nodes_on_cpu;
   r.create_ms = row->create_ms;
   r.run_ms = row->run_ms;
+  r.peak_memory_bytes = row->peak_rss_bytes;
   if (const auto* o = worst_output(*row)) {
     r.worst_output = o->name;
     r.failed_rule = o->failed_rule;
+    if (o->regions) {
+      r.extent = std::string(to_string(o->regions->extent()));
+      r.wrong_box = o->regions->wrong_box();
+    }
     if (o->comparison) {
       r.max_abs = o->comparison->max_abs;
       r.cosine = o->comparison->cosine;
@@ -106,6 +113,7 @@ std::string describe_cell(const SweepPlan& plan, const Cell& c) {
   std::string s = plan.backends[c.backend].label + " " + plan.variants[c.variant].name +
                   " opt=" + plan.opt_levels[c.opt_level];
   if (!plan.sizes.empty()) s += " " + plan.sizes[c.size].label();
+  if (plan.size_search) s += " " + plan.size_search->input + "=search";
   return s;
 }
 
@@ -145,6 +153,79 @@ Status claim_out_dir(const SweepPlan& plan, const fs::path& dir) {
   return ok_status();
 }
 
+// Cell `c` probed at one size (or the inputs as given): the reference on the fp32 model, the cell's
+// backend on its variant, in isolated workers.
+Result<CellResult> probe_cell(const SweepPlan& plan, const Cell& c, const std::optional<SizePoint>& size,
+                              isolate::BackendRunner& runner, const ProgressSink& progress) {
+  const Variant& variant = plan.variants[c.variant];
+  probe::ProbeOptions o;
+  o.model_path = variant.path;
+  o.reference = plan.reference;
+  o.reference.label = "reference";  // a cpu cell must not be taken for the reference itself
+  if (variant.path != plan.model) o.reference_model = plan.model;
+  backend::BackendSpec target = plan.backends[c.backend];
+  target.opt_level = plan.opt_levels[c.opt_level];
+  o.backends = {target};
+  o.inputs = plan.inputs;
+  if (size) {
+    PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(variant.path));
+    PARITY_TRY(apply_size(*size, info, o.inputs));
+  }
+  o.limits = plan.limits;
+  o.judge_as = judging_dtype(variant.precision);
+  o.runner = &runner;
+  CellResult r;
+  r.index = c.index;
+  r.backend = target.label;
+  r.ep = target.ep;
+  r.variant = variant.name;
+  r.opt_level = target.opt_level;
+  r.size = size ? size->label() : "";
+  PARITY_ASSIGN_OR_RETURN(report, probe::run_probe(o, progress));
+  return summarise(report, target.label, std::move(r));
+}
+
+// What a probed size means for the cliff search: a partly wrong image-like output (some regions,
+// or a few scattered elements) is told apart from one wrong all over.
+SizeOutcome outcome_of(const CellResult& r) {
+  if (r.status == probe::BackendStatus::ok) return SizeOutcome::correct;
+  if (r.status != probe::BackendStatus::mismatch) return SizeOutcome::failed;
+  return r.extent == "none" || r.extent == "part" ? SizeOutcome::partly_wrong : SizeOutcome::wrong;
+}
+
+// A size-search cell: the cliff search, each size one probe; the cell reports the largest correct
+// size (or the first one tried when none was) with the whole search attached.
+Result<CellResult> search_cell(const SweepPlan& plan, const Cell& c, isolate::BackendRunner& runner,
+                               const ProgressSink& progress) {
+  const SizeSearch& search = *plan.size_search;
+  std::map<int64_t, CellResult> probed;
+  auto judge = [&](const SearchSize& size) -> Result<SizeTrial> {
+    const SizePoint point = size_point(search, size);
+    PARITY_ASSIGN_OR_RETURN(r, probe_cell(plan, c, point, runner, {}));
+    if (interrupted())
+      return make_error(ErrorKind::interrupted, Stage::none, "interrupted during the size search",
+                        "rerun with --resume: the cell starts over");
+    SizeTrial t;
+    t.size = size;
+    t.outcome = outcome_of(r);
+    t.status = std::string(probe::to_string(r.status));
+    t.detail = describe_outcome(r);
+    t.extent = r.extent;
+    t.max_abs = r.max_abs;
+    t.cosine = r.cosine;
+    t.run_ms = r.run_ms;
+    t.peak_memory_bytes = r.peak_memory_bytes;
+    if (progress) progress("size search: " + point.label() + " " + std::string(to_string(t.outcome)));
+    probed[size.k] = std::move(r);
+    return t;
+  };
+  PARITY_ASSIGN_OR_RETURN(cliff, search_cliff(search, judge));
+  const int64_t shown = cliff.largest_correct ? cliff.largest_correct->k : cliff.trials.front().size.k;
+  CellResult r = std::move(probed.at(shown));
+  r.cliff = std::move(cliff);
+  return r;
+}
+
 }  // namespace
 
 std::string precision_from_name(const std::string& name) {
@@ -160,6 +241,10 @@ std::optional<DType> judging_dtype(const std::string& precision) {
   for (const char* q : {"int8", "uint8", "quint8", "qint8", "int4", "uint4", "q4"})
     if (precision == q) return DType::bfloat16;
   return std::nullopt;
+}
+
+SizePoint size_point(const SizeSearch& s, const SearchSize& size) {
+  return {s.input, size.height, size.width};
 }
 
 std::string SizePoint::label() const {
@@ -201,33 +286,17 @@ Result<CellResult> run_cell(const SweepPlan& plan, std::size_t index, isolate::B
                             const ProgressSink& progress) {
   PARITY_TRY(check_cell_index(plan, index));
   const Cell c = cell_at(plan, index);
-  const Variant& variant = plan.variants[c.variant];
-  probe::ProbeOptions o;
-  o.model_path = variant.path;
-  o.reference = plan.reference;
-  o.reference.label = "reference";  // a cpu cell must not be taken for the reference itself
-  if (variant.path != plan.model) o.reference_model = plan.model;
-  backend::BackendSpec target = plan.backends[c.backend];
-  target.opt_level = plan.opt_levels[c.opt_level];
-  o.backends = {target};
-  o.inputs = plan.inputs;
-  if (!plan.sizes.empty()) {
-    PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(variant.path));
-    PARITY_TRY(apply_size(plan.sizes[c.size], info, o.inputs));
-  }
-  o.limits = plan.limits;
-  o.judge_as = judging_dtype(variant.precision);
-  o.runner = &runner;
-  CellResult r;
-  r.index = index;
-  r.backend = target.label;
-  r.ep = target.ep;
-  r.variant = variant.name;
-  r.opt_level = target.opt_level;
-  r.size = plan.sizes.empty() ? "" : plan.sizes[c.size].label();
   const auto start = std::chrono::steady_clock::now();
-  PARITY_ASSIGN_OR_RETURN(report, probe::run_probe(o, progress));
-  r = summarise(report, target.label, std::move(r));
+  CellResult r;
+  if (plan.size_search) {
+    PARITY_ASSIGN_OR_RETURN(searched, search_cell(plan, c, runner, progress));
+    r = std::move(searched);
+  } else {
+    std::optional<SizePoint> size;
+    if (!plan.sizes.empty()) size = plan.sizes[c.size];
+    PARITY_ASSIGN_OR_RETURN(probed, probe_cell(plan, c, size, runner, progress));
+    r = std::move(probed);
+  }
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.finished_at = utc_now();
   return r;
@@ -268,7 +337,8 @@ Result<std::vector<CellResult>> run_sweep(const SweepPlan& plan, const SweepRun&
       if (i > 0) line += ", ETA " + eta_text(eta_seconds(plan, todo, i, spent_s, runs));
       progress(line);
     }
-    PARITY_ASSIGN_OR_RETURN(r, run_cell(plan, todo[i], runner));
+    // A size search reports each size it tries; a plain cell's probe lines would only be noise.
+    PARITY_ASSIGN_OR_RETURN(r, run_cell(plan, todo[i], runner, plan.size_search ? progress : ProgressSink{}));
     if (interrupted()) break;  // a cell cut short by Ctrl-C is not a result: --resume reruns it
     spent_s[c.backend] += r.wall_ms / 1000;
     ++runs[c.backend];

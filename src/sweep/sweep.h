@@ -20,6 +20,7 @@
 #include "parity/result.h"
 #include "probe/input_plan.h"
 #include "probe/probe.h"
+#include "sweep/cliff.h"
 
 namespace parity::sweep {
 
@@ -45,6 +46,7 @@ struct SizePoint {
   int64_t height = 0, width = 0;
   std::string label() const;  // "x=160x160"
 };
+SizePoint size_point(const SizeSearch& s, const SearchSize& size);
 
 struct SweepPlan {
   std::filesystem::path model;     // the fp32 model: variant "fp32" and every cell's reference
@@ -53,7 +55,10 @@ struct SweepPlan {
   std::vector<Variant> variants;        // the model itself first
   std::vector<std::string> opt_levels;  // the target's graph optimization levels
   std::vector<SizePoint> sizes;         // empty: one point, the inputs as the settings give them
-  probe::InputSettings inputs;          // shared by every cell (seed, --dim, --input, ...)
+  // --size-search: instead of fixed points, each (backend, variant, opt level) cell searches the
+  // largest correct size of this input (sweep/cliff.h). Excludes `sizes`.
+  std::optional<SizeSearch> size_search;
+  probe::InputSettings inputs;  // shared by every cell (seed, --dim, --input, ...)
   isolate::IsolationLimits limits;
 
   std::size_t cell_count() const;
@@ -83,7 +88,14 @@ struct CellResult {
   std::string ort_version, adapter;
   int64_t nodes_on_backend = -1, nodes_on_cpu = -1;
   double create_ms = 0, run_ms = 0, wall_ms = 0;  // the target's session creation and run; whole cell
-  std::string finished_at;                        // UTC, ISO 8601 ("2026-12-05T19:02:11Z")
+  uint64_t peak_memory_bytes = 0;                 // the target worker's peak resident memory; 0 = unknown
+  // Region extent of the worst output when it is image-like (none, part, all; "" otherwise), and
+  // the box of its wrong regions ("rows 5-8, cols 1-8").
+  std::string extent, wrong_box;
+  std::string finished_at;  // UTC, ISO 8601 ("2026-12-05T19:02:11Z")
+  // A size-search cell: every size tried and the boundary found. The fields above then describe
+  // the largest correct size (`size` names it), or the first size tried when none was correct.
+  std::optional<CliffResult> cliff;
   bool ok() const { return status == probe::BackendStatus::ok; }
 };
 

@@ -64,6 +64,84 @@ probe::InputSettings settings_from_json(const json& j) {
 
 json opt_number(const std::optional<double>& v) { return v ? json_number(*v) : json(nullptr); }
 
+json size_search_to_json(const SizeSearch& s) {
+  return {{"input", s.input},
+          {"start", {s.start_height, s.start_width}},
+          {"step", s.step},
+          {"max_side", s.max_side},
+          {"margin", s.margin}};
+}
+
+SizeSearch size_search_from_json(const json& j) {
+  SizeSearch s;
+  s.input = j.at("input").get<std::string>();
+  s.start_height = j.at("start").at(0).get<int64_t>();
+  s.start_width = j.at("start").at(1).get<int64_t>();
+  s.step = j.at("step").get<int64_t>();
+  s.max_side = j.at("max_side").get<int64_t>();
+  s.margin = j.at("margin").get<double>();
+  return s;
+}
+
+json search_size_to_json(const std::optional<SearchSize>& s) {
+  if (!s) return nullptr;
+  return {{"k", s->k}, {"height", s->height}, {"width", s->width}};
+}
+
+std::optional<SearchSize> search_size_from_json(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  return SearchSize{j.at("k").get<int64_t>(), j.at("height").get<int64_t>(), j.at("width").get<int64_t>()};
+}
+
+json cliff_to_json(const CliffResult& c) {
+  json trials = json::array();
+  for (const auto& t : c.trials)
+    trials.push_back(
+        {{"size", search_size_to_json(t.size)},
+         {"outcome", std::string(to_string(t.outcome))},
+         {"status", t.status},
+         {"detail", t.detail},
+         {"extent", t.extent.empty() ? json(nullptr) : json(t.extent)},
+         {"max_abs", opt_number(t.max_abs)},
+         {"cosine", opt_number(t.cosine)},
+         {"run_ms", t.run_ms},
+         {"peak_memory_bytes", t.peak_memory_bytes ? json(t.peak_memory_bytes) : json(nullptr)}});
+  return {{"trials", trials},
+          {"largest_correct", search_size_to_json(c.largest_correct)},
+          {"first_failing", search_size_to_json(c.first_failing)},
+          {"band_low", search_size_to_json(c.band_low)},
+          {"band_high", search_size_to_json(c.band_high)},
+          {"budget", search_size_to_json(c.budget)},
+          {"reached_max", c.reached_max}};
+}
+
+CliffResult cliff_from_json(const json& j) {
+  CliffResult c;
+  for (const auto& t : j.at("trials")) {
+    SizeTrial trial;
+    trial.size = *search_size_from_json(t.at("size"));
+    const auto outcome = size_outcome_from_string(t.at("outcome").get<std::string>());
+    if (!outcome) throw json::other_error::create(501, "unknown size outcome " + t.at("outcome").dump(), &t);
+    trial.outcome = *outcome;
+    trial.status = t.value("status", "");
+    trial.detail = t.value("detail", "");
+    if (t.contains("extent") && t["extent"].is_string()) trial.extent = t["extent"];
+    trial.max_abs = number_from_json(t.value("max_abs", json()));
+    trial.cosine = number_from_json(t.value("cosine", json()));
+    trial.run_ms = t.value("run_ms", 0.0);
+    if (t.contains("peak_memory_bytes") && t["peak_memory_bytes"].is_number())
+      trial.peak_memory_bytes = t["peak_memory_bytes"];
+    c.trials.push_back(std::move(trial));
+  }
+  c.largest_correct = search_size_from_json(j.value("largest_correct", json()));
+  c.first_failing = search_size_from_json(j.value("first_failing", json()));
+  c.band_low = search_size_from_json(j.value("band_low", json()));
+  c.band_high = search_size_from_json(j.value("band_high", json()));
+  c.budget = search_size_from_json(j.value("budget", json()));
+  c.reached_max = j.value("reached_max", false);
+  return c;
+}
+
 }  // namespace
 
 json plan_to_json(const SweepPlan& plan) {
@@ -81,6 +159,7 @@ json plan_to_json(const SweepPlan& plan) {
       {"variants", variants},
       {"opt_levels", plan.opt_levels},
       {"sizes", sizes},
+      {"size_search", plan.size_search ? size_search_to_json(*plan.size_search) : json(nullptr)},
       {"inputs", settings_to_json(plan.inputs)},
       {"limits", {{"timeout_s", plan.limits.timeout_s}, {"max_memory_bytes", plan.limits.max_memory_bytes}}},
       {"cells", plan.cell_count()}};
@@ -105,6 +184,8 @@ Result<SweepPlan> plan_from_json(const json& j, const std::string& origin) {
     for (const auto& s : j.value("sizes", json::array()))
       plan.sizes.push_back(
           {s.at("input").get<std::string>(), s.at("height").get<int64_t>(), s.at("width").get<int64_t>()});
+    if (j.contains("size_search") && j["size_search"].is_object())
+      plan.size_search = size_search_from_json(j["size_search"]);
     plan.inputs = settings_from_json(object_at(j, "inputs"));
     const json& limits = object_at(j, "limits");
     plan.limits.timeout_s = limits.value("timeout_s", plan.limits.timeout_s);
@@ -137,7 +218,11 @@ json cell_to_json(const CellResult& r) {
           {"create_ms", r.create_ms},
           {"run_ms", r.run_ms},
           {"wall_ms", r.wall_ms},
-          {"finished_at", r.finished_at}};
+          {"peak_memory_bytes", r.peak_memory_bytes ? json(r.peak_memory_bytes) : json(nullptr)},
+          {"extent", r.extent.empty() ? json(nullptr) : json(r.extent)},
+          {"wrong_box", r.wrong_box.empty() ? json(nullptr) : json(r.wrong_box)},
+          {"finished_at", r.finished_at},
+          {"cliff", r.cliff ? cliff_to_json(*r.cliff) : json(nullptr)}};
 }
 
 Result<CellResult> cell_from_json(const json& j) {
@@ -165,6 +250,11 @@ Result<CellResult> cell_from_json(const json& j) {
     r.run_ms = j.value("run_ms", 0.0);
     r.wall_ms = j.value("wall_ms", 0.0);
     r.finished_at = j.value("finished_at", "");
+    if (j.contains("peak_memory_bytes") && j["peak_memory_bytes"].is_number())
+      r.peak_memory_bytes = j["peak_memory_bytes"];
+    if (j.contains("extent") && j["extent"].is_string()) r.extent = j["extent"];
+    if (j.contains("wrong_box") && j["wrong_box"].is_string()) r.wrong_box = j["wrong_box"];
+    if (j.contains("cliff") && j["cliff"].is_object()) r.cliff = cliff_from_json(j["cliff"]);
     return r;
   } catch (const json::exception& e) {
     return bad_file("a result line", std::string("malformed: ") + e.what());

@@ -189,6 +189,7 @@ const std::map<std::string, VerbChecks>& verb_checks() {
         check_bisect}},
       {"inspect", {"parity.inspect/1", {}, nullptr}},
       {"sweep", {"parity.sweep/1", {}, nullptr}},
+      {"manifest", {"parity.manifest-verify/1", {}, nullptr}},  // `manifest verify` (args start with it)
   };
   return table;
 }

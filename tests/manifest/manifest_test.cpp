@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 
 #include "support/temp_dir.h"
 
@@ -30,12 +31,49 @@ Manifest two_backends() {
   webgpu.graph_optimization = "basic";
   webgpu.max_size = "x=320x320";
   webgpu.provider_options = {{"preferredLayout", "NHWC"}};
-  webgpu.evidence = Evidence{4, "ok", 4e-5, 1.0, "1.30.0", "SwiftShader", "2026-12-05"};
+  webgpu.runtime.fallback = false;
+  webgpu.runtime.adapter = "swiftshader";
+  Evidence proof;
+  proof.cell = 4;
+  proof.status = "ok";
+  proof.max_abs = 4e-5;
+  proof.cosine = 1.0;
+  proof.ort_version = "1.30.0";
+  proof.adapter = "SwiftShader";
+  proof.date = "2026-12-05";
+  proof.size = "x=320x320";
+  webgpu.evidence = proof;
   Declaration wasm;
   wasm.backend = "web-wasm";
   wasm.ep = "web-wasm";
   wasm.reason = "no variant is correct";
+  wasm.runtime.ort_web = "1.22.0";
+  wasm.runtime.browser_args = {"--use-vulkan"};
+  Evidence failed;  // a disabled backend's evidence names the file that failed
+  failed.cell = 9;
+  failed.status = "mismatch";
+  failed.max_abs = std::numeric_limits<double>::infinity();
+  failed.size = "x=160x160";
+  failed.variant = "fp16";
+  failed.file = "det_fp16.onnx";
+  failed.sha256 = std::string(64, 'b');
+  failed.precision = "fp16";
+  failed.graph_optimization = "all";
+  wasm.evidence = failed;
   m.backends = {webgpu, wasm};
+  m.model_sha256 = std::string(64, 'c');
+  SweepSetup setup;
+  setup.reference.provider_options = {{"k", "v"}};
+  setup.reference.runtime.ort_lib = "/opt/ort/libonnxruntime.so.1";
+  setup.inputs.seed = 18446744073709551615ull;  // above TOML's int64: written as a string
+  setup.inputs.dims = {{"batch", 1}};
+  setup.inputs.shapes = {{"mask", {1, 1, 8, 8}}};
+  setup.inputs.ranges = {{"x", {-1.0, 2.5}}};
+  setup.inputs.files = {{"x", "photo.png"}};
+  setup.inputs.file_sha256 = {{"x", std::string(64, 'd')}};
+  setup.inputs.resize = {{"x", {320, 320}}};
+  setup.timeout_s = 120;
+  m.sweep = setup;
   return m;
 }
 
@@ -85,6 +123,56 @@ TEST(Manifest, CheckNamesEveryProblemWithItsLine) {
   EXPECT_THAT(m,
               ::testing::Contains(HasSubstr("12 /backends/webgpu/max_size: must read INPUT=HEIGHTxWIDTH")));
   EXPECT_THAT(m, ::testing::Contains(HasSubstr("16 /backends/cpu/enabled: must be true or false")));
+}
+
+TEST(Manifest, CheckKnowsWhatVerifyNeedsAndRefusesWhatItCannotUse) {
+  testing::TempDir dir;
+  const auto path = dir.path() / "caps.toml";
+  std::ofstream(path) << "schema = \"parity.manifest/1\"\n"  // 1
+                         "model = \"det.onnx\"\n"            // 2
+                         "model_sha256 = \"abc\"\n"          // 3
+                         "[sweep]\n"                         // 4
+                         "timeout_s = -1\n"                  // 5
+                         "[sweep.reference]\n"               // 6
+                         "ep = \"cpu\"\n"                    // 7
+                         "graph_optimization = \"fast\"\n"   // 8
+                         "[sweep.inputs]\n"                  // 9
+                         "seed = -3\n"                       // 10
+                         "resize = { x = [320] }\n"          // 11
+                         "file_sha256 = { y = \"" +
+                             std::string(64, 'a') +
+                             "\" }\n"                 // 12
+                             "[backends.cpu]\n"       // 13
+                             "ep = \"cpu\"\n"         // 14
+                             "enabled = true\n"       // 15
+                             "variant = \"fp32\"\n"   // 16
+                             "file = \"det.onnx\"\n"  // 17
+                             "sha256 = \"" +
+                             std::string(64, 'a') +
+                             "\"\n"                            // 18
+                             "precision = \"fp32\"\n"          // 19
+                             "graph_optimization = \"all\"\n"  // 20
+                             "[backends.cpu.runtime]\n"        // 21
+                             "fallback = \"no\"\n"             // 22
+                             "ort_libb = \"x.so\"\n"           // 23
+                             "[backends.cpu.evidence]\n"       // 24
+                             "cell = 0\n"                      // 25
+                             "status = \"ok\"\n"               // 26
+                             "file = \"other.onnx\"\n";        // 27
+  const auto checked = read_manifest(path);
+  ASSERT_TRUE(checked.ok()) << checked.error().describe();
+  const auto m = messages(*checked);
+  for (const char* want :
+       {"3 /model_sha256: must be 64 hex digits", "5 /sweep/timeout_s: must be a number of seconds > 0",
+        "8 /sweep/reference/graph_optimization: must be all, extended, basic or disabled",
+        "10 /sweep/inputs/seed: must be an integer >= 0",
+        "11 /sweep/inputs/resize/x: must be [HEIGHT, WIDTH]",
+        "12 /sweep/inputs/file_sha256/y: names no input of `files`",
+        "22 /backends/cpu/runtime/fallback: must be true or false",
+        "23 /backends/cpu/runtime/ort_libb: unknown key",
+        "27 /backends/cpu/evidence/file: only a disabled backend's evidence names its file"})
+    EXPECT_THAT(m, ::testing::Contains(HasSubstr(want))) << want;
+  EXPECT_EQ(m.size(), 9u) << ::testing::PrintToString(m);
 }
 
 TEST(Manifest, AnotherSchemaVersionOrNoBackendsIsAProblem) {

@@ -10,6 +10,12 @@ sweep_conv_int8: the same graph, but conv1's weights come from a per-channel Deq
 The blocked 1-D DequantizeLinear is the ORT 1.30 WebGPU bug of models_webgpu_bugs.py: where the
 WebGPU EP runs that node itself (no constant folding: opt level disabled) the bias is wrong.
 Both have symbolic spatial dims, for the sweep's size axis.
+
+sweep_pool_dilated: x[1,1,h,w] -> MaxPool (2x2, stride 1, dilations 2) -> y[1,1,h-2,w-2]. For
+`parity manifest verify` across onnxruntime-web releases: the web-webgpu bundle of 1.22.0 runs
+JSEP, whose MaxPool ignores `dilations` (it returns the undilated maximum; docs/browser.md), while
+1.30.0's runs the native WebGPU EP, which is right. So a declaration "web-webgpu runs this file"
+proven with 1.30.0 no longer holds under 1.22.0, and one disproven with 1.22.0 holds under 1.30.0.
 """
 import numpy as np
 from onnx import TensorProto, helper
@@ -62,4 +68,11 @@ def sweep_conv_int8():
                    _init("bias_shape", np.array([1, 8, 1, 1], np.int64)), _init("w2", _W2)])
 
 
-GENERATORS = [sweep_conv, sweep_conv_int8]
+def sweep_pool_dilated():
+    nodes = [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[1, 1], dilations=[2, 2],
+                              name="pool")]
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, [1, 1, "h", "w"])],
+                  [_vi("y", TensorProto.FLOAT, [1, 1, "oh", "ow"])], opset=17)
+
+
+GENERATORS = [sweep_conv, sweep_conv_int8, sweep_pool_dilated]

@@ -60,12 +60,20 @@ std::string unmet_requirement(std::string_view r) {
     return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0
                ? ""
                : "/usr/bin/python3 with numpy (Debian python3-numpy) is not installed" + install;
+  if (r == "ocr-models") {
+    const std::string models = std::string(PARITY_THIRD_PARTY) + "/models/";
+    for (const char* f :
+         {"ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx"})
+      if (!fs::exists(models + f)) return "no " + models + f + install;
+    return "";
+  }
   if (r == "slow") {
     const char* skip = std::getenv("PARITY_SKIP_SLOW");
     return skip != nullptr && std::string_view(skip) == "1" ? "a slow test, and PARITY_SKIP_SLOW=1" : "";
   }
   return "unknown requirement '" + std::string(r) +
-         "' (known: chromium, webgpu-adapter, mock-icd, vulkan-loader, onnx-testdata, numpy, slow)";
+         "' (known: chromium, webgpu-adapter, mock-icd, vulkan-loader, onnx-testdata, numpy, ocr-models, "
+         "slow)";
 }
 
 }  // namespace parity::testing

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/child_process.h"
+#include "support/requirements.h"
 #include "support/run_parity.h"
 
 namespace parity {
@@ -22,6 +23,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::string kModels = PARITY_TEST_MODELS;
+const std::string kOrt129 = std::string(PARITY_THIRD_PARTY) + "/ort-1.29.0/lib/libonnxruntime.so.1";
 
 // cpu x {fp32, int8} x {all, disabled} x 3 sizes: 12 cells, each a few hundred ms.
 std::vector<std::string> twelve_cell_sweep(const std::string& out) {
@@ -162,6 +164,192 @@ TEST(SweepCli, AManifestFromASweepPassesItsOwnCheckAndAnEditDoesNot) {
   EXPECT_EQ(edited.exit_code, 1) << edited.output;
   EXPECT_NE(edited.output.find("/backends/webgpu/tile: unknown key"), std::string::npos) << edited.output;
   EXPECT_NE(edited.output.find("/backends/webgpu/variant: missing"), std::string::npos) << edited.output;
+}
+
+// The declaration of `backend` in a parity.manifest-verify/1 report.
+json declaration_in(const json& report, const std::string& backend) {
+  for (const auto& d : report["declarations"])
+    if (d["backend"] == backend) return d;
+  ADD_FAILURE() << "no declaration " << backend << " in " << report.dump(1);
+  return json::object();
+}
+
+// The upgrade gate on native ORT: a manifest from a cpu + webgpu sweep under the bundled 1.30.0
+// holds when re-run as recorded, and under the CPU-only 1.29.0 library the webgpu declaration no
+// longer holds (its EP is gone) while cpu's int8 file still does. Files are pinned: an edited
+// variant is flagged without being run, an edited reference model is refused.
+TEST(SweepCli, ManifestVerifyHoldsAsRecordedAndFlagsWebgpuUnderOrt129) {
+  PARITY_REQUIRE("webgpu-adapter");
+  testing::TempDir tmp;
+  const std::string fp32 = tmp.str() + "/conv.onnx", int8 = tmp.str() + "/conv_int8.onnx";
+  fs::copy_file(kModels + "/sweep_conv.onnx", fp32);
+  fs::copy_file(kModels + "/sweep_conv_int8.onnx", int8);
+  const auto swept = testing::run_parity({"sweep", fp32, "--variants", "int8=" + int8, "-b", "cpu,webgpu",
+                                          "--size", "x=16,16", "--out", tmp.str() + "/sweep", "--quiet"});
+  ASSERT_EQ(swept.exit_code, 0) << swept.output;
+  const std::string caps = tmp.str() + "/caps.toml";
+  const auto wrote = testing::run_parity({"manifest", tmp.str() + "/sweep", "--out", caps});
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  ASSERT_EQ(testing::run_parity({"manifest", "check", caps}).exit_code, 0);
+
+  const auto same = testing::run_parity({"manifest", "verify", caps, "--json", tmp.str() + "/same.json"});
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_NE(same.output.find("result: all 2 enabled declarations hold"), std::string::npos) << same.output;
+  const json held = read_json(tmp.str() + "/same.json");
+  EXPECT_EQ(held["schema"], "parity.manifest-verify/1");
+  EXPECT_EQ(held["all_hold"], true);
+  EXPECT_EQ(declaration_in(held, "cpu")["variant"], "int8");
+  EXPECT_EQ(declaration_in(held, "webgpu")["outcome"], "holds");
+  EXPECT_EQ(declaration_in(held, "webgpu")["now"]["ort_version"], "1.30.0");
+
+  const auto old = testing::run_parity(
+      {"manifest", "verify", caps, "--ort-lib", kOrt129, "--json", tmp.str() + "/old.json"});
+  EXPECT_EQ(old.exit_code, 1) << old.output;
+  EXPECT_NE(old.output.find("NO LONGER HOLDS"), std::string::npos) << old.output;
+  const json flagged = read_json(tmp.str() + "/old.json");
+  EXPECT_EQ(flagged["all_hold"], false);
+  EXPECT_EQ(flagged["no_longer_hold"], json::array({"webgpu"}));
+  const json webgpu = declaration_in(flagged, "webgpu");
+  EXPECT_EQ(webgpu["outcome"], "no_longer_holds");
+  EXPECT_EQ(webgpu["now"]["status"], "unavailable");
+  EXPECT_EQ(webgpu["then"]["ort_version"], "1.30.0");
+  EXPECT_EQ(declaration_in(flagged, "cpu")["outcome"], "holds");
+  EXPECT_EQ(declaration_in(flagged, "cpu")["now"]["ort_version"], "1.29.0");
+
+  std::ofstream(int8, std::ios::app) << "x";
+  const auto edited = testing::run_parity(
+      {"manifest", "verify", caps, "--backends", "cpu", "--json", tmp.str() + "/edited.json", "--quiet"});
+  EXPECT_EQ(edited.exit_code, 1) << edited.output;
+  const json changed = read_json(tmp.str() + "/edited.json");
+  ASSERT_EQ(changed["declarations"].size(), 1u);
+  EXPECT_EQ(changed["declarations"][0]["outcome"], "file_changed");
+  EXPECT_TRUE(changed["declarations"][0]["now"].is_null()) << "a changed file must not be run";
+
+  std::ofstream(fp32, std::ios::app) << "x";
+  const auto refused = testing::run_parity({"manifest", "verify", caps, "--quiet"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("the reference model " + fp32 + " changed since the sweep"),
+            std::string::npos)
+      << refused.output;
+}
+
+// The upgrade gate on onnxruntime-web, with a real miscompute: MaxPool with dilations is right on
+// 1.30.0's web-webgpu (the native WebGPU EP) and wrong on 1.22.0's (JSEP ignores the dilations).
+// Swept with both releases side by side, the manifest enables the new one and disables the old;
+// verify as recorded holds, under --ort-web 1.22.0 the web-webgpu declaration no longer holds,
+// and under --ort-web 1.30.0 the disabled one now passes (informational: exit 0).
+TEST(SweepCli, ManifestVerifyFlagsWhatOnnxruntimeWeb122GetsWrong) {
+  PARITY_REQUIRE("chromium");
+  PARITY_REQUIRE("webgpu-adapter");
+  testing::TempDir tmp;
+  const auto swept = testing::run_parity({"sweep", kModels + "/sweep_pool_dilated.onnx", "-b",
+                                          "web-webgpu,old=web-webgpu:ort-web=1.22.0", "--size", "x=8,8",
+                                          "--out", tmp.str() + "/sweep", "--quiet"});
+  ASSERT_EQ(swept.exit_code, 1) << "old has no correct variant: " << swept.output;
+  const std::string caps = tmp.str() + "/caps.json";
+  ASSERT_EQ(testing::run_parity({"manifest", tmp.str() + "/sweep", "--out", caps}).exit_code, 0);
+  const json manifest = read_json(caps);
+  ASSERT_EQ(manifest["backends"]["web-webgpu"]["enabled"], true) << manifest.dump(1);
+  ASSERT_EQ(manifest["backends"]["old"]["enabled"], false) << manifest.dump(1);
+  EXPECT_EQ(manifest["backends"]["old"]["runtime"]["ort_web"], "1.22.0");
+
+  const auto same = testing::run_parity({"manifest", "verify", caps, "--json", tmp.str() + "/same.json"});
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  const json held = read_json(tmp.str() + "/same.json");
+  EXPECT_EQ(declaration_in(held, "web-webgpu")["outcome"], "holds");
+  EXPECT_EQ(declaration_in(held, "old")["outcome"], "still_fails");
+
+  const auto old = testing::run_parity({"manifest", "verify", caps, "--ort-web", "1.22.0", "--backends",
+                                        "web-webgpu", "--json", tmp.str() + "/old.json"});
+  EXPECT_EQ(old.exit_code, 1) << old.output;
+  const json flagged = read_json(tmp.str() + "/old.json");
+  EXPECT_EQ(flagged["no_longer_hold"], json::array({"web-webgpu"}));
+  const json row = declaration_in(flagged, "web-webgpu");
+  EXPECT_EQ(row["outcome"], "no_longer_holds");
+  EXPECT_EQ(row["now"]["status"], "mismatch");
+  EXPECT_EQ(row["now"]["ort_version"], "1.22.0");
+  EXPECT_EQ(row["then"]["ort_version"], "1.30.0");
+  EXPECT_EQ(row["then"]["max_abs"], 0.0);
+  ASSERT_TRUE(row["now"]["max_abs"].is_number());
+  EXPECT_GT(row["now"]["max_abs"].get<double>(), 0.5) << "the undilated maximum is far off";
+
+  const auto upgraded = testing::run_parity({"manifest", "verify", caps, "--ort-web", "1.30.0", "--backends",
+                                             "old", "--json", tmp.str() + "/new.json"});
+  EXPECT_EQ(upgraded.exit_code, 0) << "a disabled declaration never sets the exit status: "
+                                   << upgraded.output;
+  EXPECT_NE(upgraded.output.find("disabled, now passes"), std::string::npos) << upgraded.output;
+  EXPECT_EQ(declaration_in(read_json(tmp.str() + "/new.json"), "old")["outcome"], "now_passes");
+}
+
+// A real cliff: the CPU EP's worker capped at 300 MiB (cpu:max-memory=300M) runs out of memory
+// past some input size while the uncapped reference runs on. The search must name the boundary to
+// one step, which two plain probes on either side of it then confirm independently.
+TEST(SweepCli, SizeSearchFindsWhereACappedBackendRunsOutOfMemoryToOneStep) {
+  testing::TempDir tmp;
+  const std::string out = tmp.str() + "/cliff", json_path = tmp.str() + "/cliff.json";
+  const std::string backend = "small=cpu:max-memory=300M";
+  const auto run = testing::run_parity({"sweep", kModels + "/sweep_conv.onnx", "-b", backend, "--size-search",
+                                        "x=256,256", "--size-step", "32", "--out", out, "--json", json_path});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const json report = read_json(json_path);
+  ASSERT_EQ(report["cells"].size(), 1u) << report.dump();
+  const json& cliff = report["cells"][0]["cliff"];
+  ASSERT_TRUE(cliff["largest_correct"].is_object()) << cliff.dump();
+  ASSERT_TRUE(cliff["first_failing"].is_object()) << cliff.dump();
+  const int64_t good = cliff["largest_correct"]["height"], bad = cliff["first_failing"]["height"];
+  EXPECT_EQ(bad - good, 32) << "not within one step: " << cliff.dump();
+  EXPECT_GT(good, 256);  // the start was correct: the search grew
+  EXPECT_LT(bad, 4096);  // and found a cliff below --size-max
+  EXPECT_LT(cliff["trials"].size(), 16u);
+  EXPECT_EQ(cliff["budget"]["height"].get<int64_t>() % 32, 0);
+  EXPECT_LT(cliff["budget"]["height"].get<int64_t>(), good);
+  EXPECT_EQ(report["cells"][0]["size"], "x=" + std::to_string(good) + "x" + std::to_string(good));
+  EXPECT_NE(run.output.find("largest correct x=" + std::to_string(good)), std::string::npos) << run.output;
+
+  // Independently: probe at the boundary and one step above it.
+  auto probe_at = [&](int64_t side) {
+    const std::string hw = std::to_string(side);
+    return testing::run_parity({"probe", kModels + "/sweep_conv.onnx", "--backends", backend, "--shape",
+                                "x=1,3," + hw + "," + hw, "--json", tmp.str() + "/p" + hw + ".json"});
+  };
+  EXPECT_EQ(probe_at(good).exit_code, 0);
+  const auto above = probe_at(bad);
+  EXPECT_EQ(above.exit_code, 1) << above.output;
+  const json failed = read_json(tmp.str() + "/p" + std::to_string(bad) + ".json");
+  EXPECT_EQ(failed["backends"][1]["status"], "oom") << failed.dump();
+
+  // The plan file carries the search, so a batch job runs the same cell.
+  const json plan = read_json(fs::path(out) / "plan.json");
+  EXPECT_EQ(plan["size_search"]["input"], "x");
+  EXPECT_EQ(plan["size_search"]["step"], 32);
+
+  // The manifest declares the proven size and the budget below it; check accepts it.
+  const std::string caps = tmp.str() + "/caps.json";
+  ASSERT_EQ(testing::run_parity({"manifest", out, "--out", caps}).exit_code, 0);
+  const json m = read_json(caps);
+  EXPECT_EQ(m["backends"]["small"]["max_size"], report["cells"][0]["size"]) << m.dump();
+  EXPECT_EQ(m["backends"]["small"]["size_budget"],
+            "x=" + std::to_string(cliff["budget"]["height"].get<int64_t>()) + "x" +
+                std::to_string(cliff["budget"]["width"].get<int64_t>()));
+  EXPECT_EQ(testing::run_parity({"manifest", "check", caps}).exit_code, 0);
+}
+
+// `--variants fp16` alone: Parity converts the model itself, and the ladder judges it by fp16's rule.
+TEST(SweepCli, AGeneratedFp16VariantJoinsTheLadder) {
+  testing::TempDir tmp;
+  const std::string out = tmp.str() + "/sweep", json_path = tmp.str() + "/sweep.json";
+  const auto run =
+      testing::run_parity({"sweep", kModels + "/sweep_conv.onnx", "--variants", "fp16", "--opt-levels",
+                           "all,basic", "--size", "x=32,32", "--out", out, "--json", json_path});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const fs::path generated = fs::path(out) / "variants" / "sweep_conv.fp16.onnx";
+  EXPECT_TRUE(fs::is_regular_file(generated)) << run.output;
+  const json report = read_json(json_path);
+  ASSERT_EQ(report["cells"].size(), 4u);
+  for (const auto& c : report["cells"]) EXPECT_EQ(c["status"], "ok") << c.dump();
+  EXPECT_EQ(report["plan"]["variants"][1]["precision"], "fp16");
+  EXPECT_EQ(report["ladder"][0]["smallest_correct"], "fp16") << report["ladder"].dump();
+  EXPECT_LT(fs::file_size(generated), fs::file_size(kModels + "/sweep_conv.onnx"));
 }
 
 }  // namespace
