@@ -38,6 +38,10 @@ struct BackendSpec {
   // device with less memory, and is how a sweep finds the input size where a backend runs out of
   // it while the reference runs uncapped. 0 = the run's limit.
   uint64_t max_memory_bytes = 0;
+  // Vulkan faults for this backend's worker (native WebGPU), as PARITY_CHAOS_FAULTS reads them:
+  // spec key vk-mask=LIMIT=VALUE adds "mask:LIMIT=VALUE", a device that reports less (e.g. a
+  // 128 MiB maxStorageBufferRange) while the real driver does the work. Empty = no layer.
+  std::string vulkan_faults;
   // Browser backends (web-wasm, web-jsep, web-webgpu) only:
   std::string ort_web;                    // onnxruntime-web version ("1.22.0") or folder; empty = default
   std::string browser;                    // Chromium executable; empty = /usr/lib/chromium/chromium

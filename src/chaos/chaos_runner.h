@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "chaos/fault_plan.h"
 #include "isolate/isolated_runner.h"
+#include "isolate/vulkan_layer.h"
 #include "model/onnx_model.h"
 #include "parity/metrics.h"
 #include "parity/result.h"
@@ -28,19 +29,11 @@ enum class Outcome {
 };
 std::string_view to_string(Outcome o);
 
-// Where the layer is and the worker environment that loads it.
-struct LayerLocation {
-  std::filesystem::path manifest;  // parity_vk_chaos.json
-};
-
-// Finds the layer manifest: `explicit_path` (a .json or its folder) if given, else next to the
-// running binary (../lib), else the build tree this binary was built in. unavailable Error if none.
-Result<LayerLocation> find_layer(const std::string& explicit_path);
-
-// Extra environment that loads the layer with `spec` in one worker (appends to the caller's
-// VK_INSTANCE_LAYERS rather than replacing it). An empty spec loads the layer with no faults.
-std::vector<std::pair<std::string, std::string>> layer_env(const LayerLocation& layer,
-                                                           const std::string& spec);
+// The layer's location and worker environment live in isolate (a backend spec's vk-mask= loads it
+// too); chaos uses them under its own names.
+using isolate::find_layer;
+using isolate::layer_env;
+using isolate::LayerLocation;
 
 // One line the layer logged for an injection ("injected fault=0 spec=... call=... ...").
 std::vector<std::string> injection_lines(const std::string& worker_log);

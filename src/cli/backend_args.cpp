@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "chaos/fault_spec.h"
 #include "cli/common_options.h"
 
 namespace parity::cli {
@@ -62,7 +63,7 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
     if (eq == std::string::npos || eq == 0) return spec_error(text, "'" + kv + "' is not KEY=VALUE");
     std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
     const bool web_key = key == "ort-web" || key == "layout" || key == "log" || key == "check";
-    const bool native_key = key == "ort-lib" || key == "adapter" || key == "max-memory";
+    const bool native_key = key == "ort-lib" || key == "adapter" || key == "max-memory" || key == "vk-mask";
     if (web_key && !web)
       return spec_error(text, key + "= applies to browser backends (web-wasm, web-jsep, web-webgpu) only");
     if (native_key && web)
@@ -100,6 +101,14 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
       spec.ort_lib = value;
     } else if (key == "adapter") {
       spec.webgpu_adapter = value;
+    } else if (key == "vk-mask") {
+      // Checked here with the layer's own parser, so a typo fails now, not inside a worker.
+      std::vector<chaos::FaultSpec> faults;
+      std::string why;
+      if (!chaos::parse_fault_list("mask:" + value, faults, why))
+        return spec_error(text, "vk-mask=" + value + ": " + why,
+                          "e.g. webgpu:vk-mask=maxStorageBufferRange=128M (docs/chaos.md lists the limits)");
+      spec.vulkan_faults += (spec.vulkan_faults.empty() ? "" : ";") + std::string("mask:") + value;
     } else if (key == "max-memory") {
       auto bytes = parse_size(value, "max-memory=");
       if (!bytes.ok()) return spec_error(text, bytes.error().message, "e.g. cpu:max-memory=512M");

@@ -14,6 +14,7 @@
 #include "core/scratch_dir.h"
 #include "isolate/frame_io.h"
 #include "isolate/protocol.h"
+#include "isolate/vulkan_layer.h"
 
 namespace parity::isolate {
 namespace {
@@ -292,10 +293,17 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   // Declared before the child so it is removed after the child is gone.
   auto scratch = ScratchDir::create("parity-worker", Stage::spawn_worker);
   if (!scratch.ok()) return finish(with_backend(scratch.error(), spec.label));
-  auto spawned = spawn_worker(limits, launch, *scratch);
+  WorkerLaunch with_layer = launch;
+  if (!spec.vulkan_faults.empty()) {  // vk-mask=: the device this backend sees reports less
+    const char* explicit_layer = std::getenv("PARITY_CHAOS_LAYER");
+    auto layer = find_layer(explicit_layer ? explicit_layer : "");
+    if (!layer.ok()) return finish(with_backend(layer.error(), spec.label));
+    for (auto& kv : layer_env(*layer, spec.vulkan_faults)) with_layer.env.push_back(std::move(kv));
+  }
+  auto spawned = spawn_worker(limits, with_layer, *scratch);
   if (!spawned.ok()) return finish(with_backend(spawned.error(), spec.label));
   ChildProcess child = std::move(spawned).value();
-  send_request(child, spec, request, launch);
+  send_request(child, spec, request, with_layer);
 
   const auto deadline =
       t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));

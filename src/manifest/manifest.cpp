@@ -44,7 +44,8 @@ json runtime_to_json(const Runtime& r) {
                                       {"ort_web", &r.ort_web, &d.ort_web},
                                       {"adapter", &r.adapter, &d.adapter},
                                       {"browser", &r.browser, &d.browser},
-                                      {"log_level", &r.log_level, &d.log_level}})
+                                      {"log_level", &r.log_level, &d.log_level},
+                                      {"vulkan_faults", &r.vulkan_faults, &d.vulkan_faults}})
     if (*value != *fallback) j[key] = *value;
   for (auto [key, value, fallback] : {std::tuple{"fallback", r.fallback, d.fallback},
                                       {"count_nodes", r.count_nodes, d.count_nodes},
@@ -278,8 +279,9 @@ struct Checker {
     }
     unknown_keys(j, path,
                  {"ort_lib", "ort_web", "fallback", "adapter", "threads", "max_memory_bytes", "count_nodes",
-                  "browser", "browser_args", "log_level", "check_features"});
+                  "browser", "browser_args", "log_level", "check_features", "vulkan_faults"});
     for (auto [field, key] : {std::pair{&r.ort_lib, "ort_lib"},
+                              {&r.vulkan_faults, "vulkan_faults"},
                               {&r.ort_web, "ort_web"},
                               {&r.browser, "browser"},
                               {&r.log_level, "log_level"}})

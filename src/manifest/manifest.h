@@ -35,6 +35,7 @@ struct Runtime {
   std::vector<std::string> browser_args;
   std::string log_level;       // ORT log level in the page; "" = warning
   bool check_features = true;  // refuse fp16 models on adapters without shader-f16
+  std::string vulkan_faults;   // native webgpu: limits masked by Parity's layer (vk-mask=), as swept
   bool operator==(const Runtime&) const = default;
 };
 

@@ -115,10 +115,14 @@ bool ProbeReport::all_ok(bool allow_inconclusive) const {
 Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DType dtype) {
   if (auto it = options.output_tolerance.find(name); it != options.output_tolerance.end()) return it->second;
   if (options.tolerance) return *options.tolerance;
-  const Tolerance own = default_tolerance(dtype);
-  if (!options.judge_as || !dtype_is_float(dtype)) return own;
-  const Tolerance computed = default_tolerance(*options.judge_as);  // only ever loosens
-  return computed.scale_rtol > own.scale_rtol ? computed : own;
+  Tolerance own = default_tolerance(dtype);
+  if (!dtype_is_float(dtype)) return own;
+  if (options.judge_as) {
+    const Tolerance computed = default_tolerance(*options.judge_as);  // only ever loosens
+    if (computed.scale_rtol > own.scale_rtol) own = computed;
+  }
+  if (options.min_cosine) own.min_cosine = options.min_cosine;
+  return own;
 }
 
 namespace {

@@ -52,6 +52,10 @@ struct ProbeOptions {
   // (sweep: an fp16 variant with float32 outputs computes in fp16, so the float16 rule applies).
   // --atol/--rtol/--tol still win.
   std::optional<DType> judge_as;
+  // A floor on the cosine of every float output (a quality gate), on top of the default rules
+  // (sweep: a variant's noise floor is its own deviation, so pure noise must still fail).
+  // --atol/--rtol/--tol replace it with theirs.
+  std::optional<double> min_cosine;
 };
 
 // The evidence for one output of one backend (worst sample).

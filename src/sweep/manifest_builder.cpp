@@ -25,6 +25,7 @@ manifest::Runtime runtime_of(const backend::BackendSpec& s) {
   r.browser_args = s.browser_args;
   r.log_level = s.log_level;
   r.check_features = s.check_features;
+  r.vulkan_faults = s.vulkan_faults;
   return r;
 }
 
@@ -38,6 +39,7 @@ void apply_runtime(const manifest::Runtime& r, backend::BackendSpec& s) {
   s.count_nodes = r.count_nodes;
   s.browser = r.browser;
   s.browser_args = r.browser_args;
+  s.vulkan_faults = r.vulkan_faults;
   s.log_level = r.log_level;
   s.check_features = r.check_features;
 }

@@ -173,6 +173,16 @@ Result<CellResult> probe_cell(const SweepPlan& plan, const Cell& c, const std::o
   }
   o.limits = plan.limits;
   o.judge_as = judging_dtype(variant.precision);
+  if (variant.path != plan.model) {
+    // A variant differs from the fp32 model by construction (an fp16 network is off by a few
+    // percent on a steep sigmoid), so the backend is judged against what the variant does on
+    // the reference backend: its spread there is the noise floor (x kNoiseMargin). The cosine floor
+    // keeps a variant that is noise everywhere (a broken int8 export) from passing by that floor.
+    backend::BackendSpec floor = plan.reference;
+    floor.label = "reference-" + variant.name;
+    o.noise_from = floor;
+    o.min_cosine = kVariantMinCosine;
+  }
   o.runner = &runner;
   CellResult r;
   r.index = c.index;

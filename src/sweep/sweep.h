@@ -32,6 +32,9 @@ struct Variant {
   std::string precision;       // fp32 | fp16 | bf16 | int8 | uint8 | int4 | q4 | ...
 };
 
+// The cosine every float output of a variant must keep against the fp32 model (see run_cell).
+inline constexpr double kVariantMinCosine = 0.99;
+
 // The precision a variant name implies ("fp16_v2" -> fp16), or "" when it implies none.
 std::string precision_from_name(const std::string& name);
 // The element type whose default tolerance judges a variant of `precision`: fp32 -> float32,

@@ -75,4 +75,21 @@ def sweep_pool_dilated():
                   [_vi("y", TensorProto.FLOAT, [1, 1, "oh", "ow"])], opset=17)
 
 
-GENERATORS = [sweep_conv, sweep_conv_int8, sweep_pool_dilated]
+def sweep_conv_int8_noise():
+    """An int8 export that is noise everywhere, on every backend: its weight scales were written
+    for another tensor (reversed and a hundred times too large for half the channels). The seed's
+    "int8 export is pure noise" case; the reference backend computes it faithfully, so only the
+    variant's own quality (cosine against the fp32 model) can catch it."""
+    inputs, outputs = _io()
+    bad_scale = (_W1_SCALE[::-1] * np.where(np.arange(8) % 2 == 0, 100.0, -1.0)).astype(np.float32)
+    bad_w = (_RNG_NOISE.integers(-127, 128, size=_W1_Q.shape)).astype(np.int8)
+    nodes = [helper.make_node("DequantizeLinear", ["w1_q", "w1_scale"], ["w1"], axis=0, name="dq_w1")]
+    _, bias = _dequantized()
+    return _model(nodes + _tail("w1", "bias4"), inputs, outputs,
+                  [_init("w1_q", bad_w), _init("w1_scale", bad_scale),
+                   _init("bias4", bias.reshape(1, 8, 1, 1)), _init("w2", _W2)])
+
+
+_RNG_NOISE = np.random.default_rng(34)
+
+GENERATORS = [sweep_conv, sweep_conv_int8, sweep_conv_int8_noise, sweep_pool_dilated]
