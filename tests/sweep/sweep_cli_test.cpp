@@ -65,6 +65,8 @@ TEST(SweepCli, KilledMidwayThenResumedLosesAndRepeatsNoCell) {
   SpawnOptions so;
   so.exe = PARITY_BIN;
   so.args = twelve_cell_sweep(out);
+  // SIGKILL leaves the parent no chance to remove its workers' scratch folders: keep them in tmp.
+  so.env_set = {{"TMPDIR", tmp.str()}};
   auto child = ChildProcess::spawn(so);
   ASSERT_TRUE(child.ok()) << child.error().describe();
   child->close_request();
