@@ -7,6 +7,7 @@
 #include "cli/input_options.h"
 #include "cli/verb.h"
 #include "model/fp16_convert.h"
+#include "model/onnx_model.h"
 #include "probe/input_plan.h"
 #include "report/sweep_report.h"
 #include "sweep/ladder.h"
@@ -75,13 +76,15 @@ Result<sweep::Variant> parse_variant(const std::string& text) {
     v.path = kv.second.substr(0, colon);
     v.precision = kv.second.substr(colon + 1);
   }
-  if (v.precision.empty() || !sweep::judging_dtype(v.precision))
-    return usage_error(
-        "--variants " + text + ": cannot tell the precision of variant '" + v.name + "'",
-        "name it after its precision (fp16, int8, ...) or add it: NAME=FILE:fp16 (fp32, fp16, bf16, "
-        "int8, uint8, int4, q4)");
   if (!fs::is_regular_file(v.path))
     return usage_error("--variants " + text + ": no model at " + v.path.string(), "check the path");
+  if (v.precision.empty()) {  // neither the name nor a suffix says it: the weights do
+    PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(v.path));
+    v.precision = model::weight_precision(info);
+  }
+  if (!sweep::judging_dtype(v.precision))
+    return usage_error("--variants " + text + ": '" + v.precision + "' is not a precision Parity knows",
+                       "give one of fp32, fp16, bf16, int8, uint8, int4, q4: NAME=FILE:fp16");
   return v;
 }
 
@@ -145,13 +148,26 @@ Result<sweep::SweepPlan> plan_from_args(const SweepArgs& a) {
   plan.backends = std::move(backends);
   PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
   plan.reference = std::move(reference);
-  plan.variants.push_back({"fp32", a.model, "fp32"});
+  // The model's own precision labels its row: an fp16 export given as MODEL is judged as fp16, not
+  // held to float32's bound (ISNet's fp16 file is 1.9e-3 off between opt levels on cpu alone).
+  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(a.model));
+  const std::string own = model::weight_precision(info);
+  plan.variants.push_back({own, a.model, own});
   for (const auto& list : a.variants)
     for (const auto& item : split(list, ',')) {
+      if (item.find('=') == std::string::npos && own != "fp32")
+        return usage_error("--variants " + item + ": MODEL is already " + own +
+                               "; Parity generates variants from an fp32 model",
+                           "give the fp32 file as MODEL, or this variant as NAME=FILE");
       auto v = item.find('=') == std::string::npos
                    ? generate_variant(item, a.model, generated_dir(a) / "variants", progress_for(a.common))
                    : parse_variant(item);
       if (!v.ok()) return v.error();
+      for (const auto& seen : plan.variants)
+        if (seen.name == v->name)
+          return usage_error("--variants: two variants are named '" + v->name + "'" +
+                                 (&seen == &plan.variants.front() ? " (MODEL itself is " + own + ")" : ""),
+                             "name each one: NAME=FILE, e.g. " + v->name + "_b=" + v->path.string());
       plan.variants.push_back(std::move(*v));
     }
   for (const auto& level : split(a.opt_levels, ',')) {
@@ -223,7 +239,8 @@ Result<VerbOutput> run_merge(const SweepArgs& a) {
 
 void declare_sweep(CLI::App& cmd, SweepArgs& a) {
   cmd.footer(
-      "Runs MODEL (the fp32 reference) and its --variants on every backend at every --opt-levels and --size "
+      "Runs MODEL (the reference; usually fp32, its precision read from its weights) and its --variants on "
+      "every backend at every --opt-levels and --size "
       "point, each cell in its own worker and judged against MODEL on the --reference backend at the same "
       "size, then says per backend which is the smallest variant that is correct, and at which opt levels.\n"
       "Variants are judged by the default rule of their precision (fp16: float16's; int8/q4: bfloat16's). "
@@ -240,7 +257,7 @@ void declare_sweep(CLI::App& cmd, SweepArgs& a) {
       "  parity sweep det.onnx -b webgpu --variants fp16=det_fp16.onnx --write-plan plan.json\n"
       "  parity sweep --plan plan.json --cell 3 --out shared/sweep   (one cell, e.g. a batch job)\n"
       "  parity sweep merge shared/sweep --json sweep.json");
-  cmd.add_option("model", a.model, "the fp32 ONNX model (the reference of every cell)");
+  cmd.add_option("model", a.model, "the ONNX model, usually fp32: the reference of every cell");
   auto* backends =
       cmd.add_option("-b,--backends", a.backends, "comma-separated backend specs")->capture_default_str();
   add_reference_option(cmd, a.reference);

@@ -104,14 +104,26 @@ std::uintmax_t element_bytes(const onnx::TensorProto& t) {
   return n * dtype_size(*dtype);
 }
 
+void note_weight(ModelInfo& info, const onnx::TensorProto& t) {
+  if (const std::optional<DType> dtype = dtype_from_onnx(t.data_type()))
+    info.weight_bytes[*dtype] += element_bytes(t);
+}
+
 void describe_initializers(const onnx::GraphProto& g, ModelInfo& info) {
   info.initializer_count = static_cast<std::size_t>(g.initializer_size() + g.sparse_initializer_size());
   for (const onnx::TensorProto& t : g.initializer()) {
     info.initializer_bytes += element_bytes(t);
+    note_weight(info, t);
     if (t.data_location() == onnx::TensorProto::EXTERNAL) ++info.external_initializers;
   }
-  for (const onnx::SparseTensorProto& t : g.sparse_initializer())
+  for (const onnx::SparseTensorProto& t : g.sparse_initializer()) {
     info.initializer_bytes += element_bytes(t.values());
+    note_weight(info, t.values());
+  }
+  for (const onnx::NodeProto& n : g.node())
+    if (is_default_domain(n.domain()) && n.op_type() == "Constant")
+      for (const onnx::AttributeProto& a : n.attribute())
+        if (a.name() == "value" && a.has_t()) note_weight(info, a.t());
 }
 
 std::size_t subgraph_node_count(const onnx::NodeProto& n) {
@@ -248,6 +260,28 @@ Result<ModelInfo> inspect_model_bytes(const std::string& bytes, const std::strin
     return make_error(ErrorKind::internal, Stage::load_model, origin + ": unexpected error: " + e.what(),
                       "this is a bug in Parity: please report it with the file");
   }
+}
+
+std::string weight_precision(const ModelInfo& info) {
+  auto bytes = [&info](DType t) -> std::uintmax_t {
+    const auto it = info.weight_bytes.find(t);
+    return it == info.weight_bytes.end() ? 0 : it->second;
+  };
+  auto has_op = [&info](const char* op) { return info.op_counts.count(op) > 0; };
+  const std::uintmax_t floats = bytes(DType::float32) + bytes(DType::float16) + bytes(DType::bfloat16);
+  const std::uintmax_t nibbles = bytes(DType::int4) + bytes(DType::uint4);
+  if (has_op("com.microsoft:MatMulNBits") || (nibbles > 0 && nibbles >= floats)) return "q4";
+  // 8-bit weights only mean a quantized model when some op consumes them as such; a uint8 lookup
+  // table in an fp32 model does not.
+  const bool quantized = has_op("DequantizeLinear") || has_op("QLinearConv") || has_op("QLinearMatMul") ||
+                         has_op("ConvInteger") || has_op("MatMulInteger") ||
+                         has_op("com.microsoft:DequantizeLinear") || has_op("com.microsoft:QLinearConv");
+  const std::uintmax_t i8 = bytes(DType::int8), u8 = bytes(DType::uint8);
+  if (quantized && i8 + u8 >= floats) return u8 > i8 ? "uint8" : "int8";
+  if (bytes(DType::float16) > bytes(DType::float32) && bytes(DType::float16) >= bytes(DType::bfloat16))
+    return "fp16";
+  if (bytes(DType::bfloat16) > bytes(DType::float32)) return "bf16";
+  return "fp32";
 }
 
 }  // namespace parity::model

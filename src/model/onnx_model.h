@@ -58,8 +58,16 @@ struct ModelInfo {
   // initializers, Constant values and Cast targets. A backend that lacks a type (fp16 on a
   // WebGPU adapter without shader-f16) can refuse the model up front instead of miscomputing.
   std::set<DType> element_types;
+  // Bytes of the weights (initializers and Constant values) by element type: what the model
+  // stores its parameters in, whatever its inputs and outputs say (an fp16 export keeps fp32 I/O).
+  std::map<DType, std::uintmax_t> weight_bytes;
   std::uintmax_t file_bytes = 0;
 };
+
+// The precision a model computes in, read from its weights: "q4" (MatMulNBits or 4-bit weights),
+// "int8"/"uint8" (quantization ops over 8-bit weights), "fp16", "bf16", else "fp32". Shape tensors
+// (int64) do not count. The label sweep and manifests use for a file nobody named.
+std::string weight_precision(const ModelInfo& info);
 
 // Reads and parses `path`, checks it is a plausible ONNX model (has a graph, typed inputs and
 // outputs), and describes it. Thread-safe; keeps nothing open.

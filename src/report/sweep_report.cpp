@@ -34,7 +34,11 @@ std::string ladder_line(const sweep::BackendLadder& l, const std::vector<sweep::
   } else {
     std::string levels;
     for (const auto& o : l.correct_opt_levels) levels += (levels.empty() ? "" : ", ") + o;
-    s += fmt::format("smallest correct variant {} ({}), at opt {}", l.smallest_correct,
+    // The precision is said where the variant's name does not already say it ("small (uint8, ...)").
+    const std::string precision = l.smallest_correct.rfind(l.smallest_correct_precision, 0) == 0
+                                      ? ""
+                                      : l.smallest_correct_precision + ", ";
+    s += fmt::format("smallest correct variant {} ({}{}), at opt {}", l.smallest_correct, precision,
                      probe::describe_bytes(l.smallest_correct_bytes), levels);
   }
   if (l.missing_cells) s += fmt::format(" ({} cells not run yet)", l.missing_cells);

@@ -63,6 +63,7 @@ std::vector<BackendLadder> judge_ladder(const SweepPlan& plan, const std::vector
       }
       if (levels.empty()) continue;
       out[b].smallest_correct = plan.variants[v].name;
+      out[b].smallest_correct_precision = plan.variants[v].precision;
       out[b].smallest_correct_bytes = bytes[v];
       out[b].correct_opt_levels = std::move(levels);
       break;

@@ -13,6 +13,7 @@ namespace parity::sweep {
 struct BackendLadder {
   std::string backend;
   std::string smallest_correct;                 // variant name; empty when none is correct
+  std::string smallest_correct_precision;       // its precision ("uint8" for a variant named "small")
   std::uintmax_t smallest_correct_bytes = 0;    // its file size
   std::vector<std::string> correct_opt_levels;  // where it is correct in every size
   std::vector<std::size_t> failing_cells;       // cells of this backend that ran and are not ok

@@ -52,7 +52,7 @@ struct SizePoint {
 SizePoint size_point(const SizeSearch& s, const SearchSize& size);
 
 struct SweepPlan {
-  std::filesystem::path model;     // the fp32 model: variant "fp32" and every cell's reference
+  std::filesystem::path model;     // usually fp32: the first variant and every cell's reference
   backend::BackendSpec reference;  // runs `model` at the cell's size
   std::vector<backend::BackendSpec> backends;
   std::vector<Variant> variants;        // the model itself first

@@ -195,6 +195,9 @@ TEST_P(Fp16Ocr, ConvertsRunsAndMatchesFp32) {
   EXPECT_LT(ratio, 0.56) << "weights are the bulk of the file: float16 halves it";
   expect_io_kept(in, out);
   for (const auto& b : report->blocked) EXPECT_FALSE(b.reason.empty()) << b.node;
+  // Its weights sit in Constant nodes: they count, so the file reads as what it computes in.
+  EXPECT_EQ(weight_precision(*inspect_model(in)), "fp32");
+  EXPECT_EQ(weight_precision(*inspect_model(out)), "fp16");
 
   const Tensor x = c.imagenet ? receipt_crop(c.y0, c.x0, c.h, c.w, kImagenetMean, kImagenetStd)
                               : receipt_crop(c.y0, c.x0, c.h, c.w, kHalfMean, kHalfMean);

@@ -157,6 +157,22 @@ TEST(InspectModel, BytesAgreeWithFile) {
   EXPECT_EQ(from_bytes->op_counts, from_file->op_counts);
 }
 
+// The precision a file computes in comes from its weights, not its I/O (every variant keeps
+// float32 I/O): 8-bit weights under DequantizeLinear are an int8 model, plain float ones fp32.
+TEST(WeightPrecision, ReadsWhatTheWeightsAre) {
+  auto fp32 = inspect_model(kModels / "sweep_conv.onnx");
+  auto int8 = inspect_model(kModels / "sweep_conv_int8.onnx");
+  ASSERT_TRUE(fp32.ok() && int8.ok());
+  EXPECT_EQ(weight_precision(*fp32), "fp32");
+  EXPECT_EQ(weight_precision(*int8), "int8");
+  EXPECT_GT(int8->weight_bytes.at(DType::int8), 0u);
+  // No weights at all (a model of one op) is fp32: nothing says otherwise.
+  auto bare = inspect_model(kModels / "sweep_pool_dilated.onnx");
+  ASSERT_TRUE(bare.ok());
+  EXPECT_TRUE(bare->weight_bytes.empty());
+  EXPECT_EQ(weight_precision(*bare), "fp32");
+}
+
 TEST(InspectModel, ReadsOnnxTestSuiteModels) {
   PARITY_REQUIRE("onnx-testdata");
   auto add = inspect_model(kOnnxNodeTests / "test_add" / "model.onnx");

@@ -354,5 +354,31 @@ TEST(SweepCli, AGeneratedFp16VariantJoinsTheLadder) {
   EXPECT_LT(fs::file_size(generated), fs::file_size(kModels + "/sweep_conv.onnx"));
 }
 
+// MODEL need not be fp32: its row is labelled, and judged, by what its weights are (an fp16 export
+// given as MODEL was held to float32's bound and failed on cpu at another opt level). A variant
+// named after nothing gets its precision from its weights too.
+TEST(SweepCli, PrecisionsComeFromTheWeightsWhereNoNameSaysThem) {
+  testing::TempDir tmp;
+  const std::string json_path = tmp.str() + "/sweep.json";
+  const std::string int8 = kModels + "/sweep_conv_int8.onnx", fp32 = kModels + "/sweep_conv.onnx";
+  const auto run = testing::run_parity({"sweep", int8, "--variants", "plain=" + fp32, "--size", "x=16,16",
+                                        "--out", tmp.str() + "/sweep", "--json", json_path, "-q"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const json report = read_json(json_path);
+  EXPECT_EQ(report["plan"]["variants"][0]["name"], "int8");
+  EXPECT_EQ(report["plan"]["variants"][0]["precision"], "int8");
+  EXPECT_EQ(report["plan"]["variants"][1]["precision"], "fp32");
+  EXPECT_NE(run.output.find("smallest correct variant int8 ("), std::string::npos) << run.output;
+
+  const auto clash = testing::run_parity({"sweep", int8, "--variants", "int8=" + int8, "-q"});
+  EXPECT_EQ(clash.exit_code, 2) << clash.output;
+  EXPECT_NE(clash.output.find("MODEL itself is int8"), std::string::npos) << clash.output;
+  const auto generate =
+      testing::run_parity({"sweep", int8, "--variants", "fp16", "--out", tmp.str() + "/generated", "-q"});
+  EXPECT_EQ(generate.exit_code, 2) << generate.output;
+  EXPECT_NE(generate.output.find("MODEL is already int8"), std::string::npos) << generate.output;
+  EXPECT_FALSE(fs::exists(tmp.path() / "generated")) << "a refused sweep writes nothing";
+}
+
 }  // namespace
 }  // namespace parity
