@@ -33,20 +33,8 @@ mkdir -p "$out" "$work/models" "$work/json" "$work/logs" "$work/repro"
 exec > >(tee -a "$out/driver.log") 2>&1
 say() { echo "[corpus +$(($(date +%s) - start))s] $*"; }
 
-# --- Vulkan through NVIDIA's driver (docs: shared/FIELD_NOTES.md, "The GPU machine") ---
-for f in "$carry"/debs/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
-ldconfig
-nv=/usr/local/nvidia/share
-if [ -f "$nv/vulkan/icd.d/nvidia_icd.json" ]; then
-  export VK_DRIVER_FILES=$nv/vulkan/icd.d/nvidia_icd.json
-  export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
-else
-  echo "no NVIDIA Vulkan ICD at $nv: parity's webgpu adapter 'auto' decides"
-fi
-ort=$work/libonnxruntime.so.1
-[ -s "$ort" ] || xz -dc "$carry/libonnxruntime.so.1.xz" > "$ort"
-# parity's own shared libraries (libstdc++ too) for parity alone: python must keep its own.
-parity=(env "LD_LIBRARY_PATH=$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$carry/parity")
+# --- Vulkan through NVIDIA's driver, ORT, parity (docs: shared/FIELD_NOTES.md) ---
+source "$root/scripts/gpu_env.sh"
 
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; uname -r; nproc; } \
   > "$out/device.txt" 2>&1 || true

@@ -1,0 +1,26 @@
+# scripts/gpu_env.sh: sourced by the GPU-machine scripts (gpu_corpus.sh, gpu_sweep.sh). The lent
+# machine has NVIDIA's driver but no Vulkan loader: this unpacks the carried loader/glvnd .debs,
+# points Vulkan at NVIDIA's ICD and unpacks the carried ORT 1.30.0 (FIELD_NOTES, "The GPU machine").
+# Needs: carry (the folder scripts/gpu_pack.sh made) and work (scratch). Sets: ort, parity (an
+# array: parity with its own shared libraries; python keeps the system's).
+for f in "$carry"/debs/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
+ldconfig
+nv=/usr/local/nvidia/share
+if [ -f "$nv/vulkan/icd.d/nvidia_icd.json" ]; then
+  export VK_DRIVER_FILES=$nv/vulkan/icd.d/nvidia_icd.json
+  export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/glvnd/egl_vendor.d/10_nvidia.json
+else
+  echo "no NVIDIA Vulkan ICD at $nv: parity's webgpu adapter 'auto' decides"
+fi
+mkdir -p "$work"
+ort=$work/libonnxruntime.so.1
+[ -s "$ort" ] || xz -dc "$carry/libonnxruntime.so.1.xz" > "$ort"
+# parity looks for its Vulkan layer (vk-mask=, chaos) in ../lib beside its binary: lay them out so.
+mkdir -p "$work/bin" "$work/lib"
+cp "$carry/parity" "$work/bin/parity"
+if [ -f "$carry/layer/libparity_vk_chaos.so" ]; then
+  cp "$carry/layer/libparity_vk_chaos.so" "$work/lib/"
+  sed "s|\"library_path\": \"[^\"]*\"|\"library_path\": \"$work/lib/libparity_vk_chaos.so\"|" \
+    "$carry/layer/parity_vk_chaos.json" > "$work/lib/parity_vk_chaos.json"
+fi
+parity=(env "LD_LIBRARY_PATH=$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/bin/parity")
