@@ -19,6 +19,7 @@ LAYERS = [
     ["isolate"],
     ["probe"],
     ["bisect", "chaos", "conformance", "sweep"],
+    ["lint"],  # reruns findings through bisect's verify
     ["report"],
     ["cli"],
 ]

@@ -42,6 +42,9 @@ struct BackendSpec {
   // spec key vk-mask=LIMIT=VALUE adds "mask:LIMIT=VALUE", a device that reports less (e.g. a
   // 128 MiB maxStorageBufferRange) while the real driver does the work. Empty = no layer.
   std::string vulkan_faults;
+  // Native backends: ORT writes the model as its optimizer left it (SetOptimizedModelFilePath)
+  // here, so callers can see what survived constant folding. Key save-optimized=PATH.
+  std::string optimized_model_path;
   // Browser backends (web-wasm, web-jsep, web-webgpu) only:
   std::string ort_web;                    // onnxruntime-web version ("1.22.0") or folder; empty = default
   std::string browser;                    // Chromium executable; empty = /usr/lib/chromium/chromium

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "chaos/fault_spec.h"
 #include "cli/common_options.h"
@@ -63,7 +64,8 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
     if (eq == std::string::npos || eq == 0) return spec_error(text, "'" + kv + "' is not KEY=VALUE");
     std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
     const bool web_key = key == "ort-web" || key == "layout" || key == "log" || key == "check";
-    const bool native_key = key == "ort-lib" || key == "adapter" || key == "max-memory" || key == "vk-mask";
+    const bool native_key = key == "ort-lib" || key == "adapter" || key == "max-memory" || key == "vk-mask" ||
+                            key == "save-optimized";
     if (web_key && !web)
       return spec_error(text, key + "= applies to browser backends (web-wasm, web-jsep, web-webgpu) only");
     if (native_key && web)
@@ -101,6 +103,8 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
       spec.ort_lib = value;
     } else if (key == "adapter") {
       spec.webgpu_adapter = value;
+    } else if (key == "save-optimized") {
+      spec.optimized_model_path = std::filesystem::absolute(value).string();
     } else if (key == "vk-mask") {
       // Checked here with the layer's own parser, so a typo fails now, not inside a worker.
       std::vector<chaos::FaultSpec> faults;

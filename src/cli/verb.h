@@ -88,6 +88,8 @@ Verb bisect_verb();
 Verb verify_verb();
 Verb sweep_verb();
 Verb manifest_verb();
+Verb lint_verb();
+Verb findings_verb();
 Verb worker_verb();
 Verb backends_verb();
 Verb conformance_verb();

@@ -643,7 +643,10 @@ OutputVerdict judge(const Tensor& actual, const Tensor& expected, const Comparis
       worst = fmt::format("; max_abs {} at index {} (actual {}, reference {})", num(cmp.max_abs),
                           cmp.worst_index, num(element_at(actual, w)), num(element_at(expected, w)));
     }
-    return fail("allclose", fmt::format("{} of {} elements {}{}", cmp.elements_over_tol, n, rule, worst));
+    if (!tol.drift_cosine || !cmp.cosine || *cmp.cosine < *tol.drift_cosine)
+      return fail("allclose", fmt::format("{} of {} elements {}{}", cmp.elements_over_tol, n, rule, worst));
+    v.detail = fmt::format("precision drift: {} of {} elements {}, cosine {} >= drift_cosine {}",
+                           cmp.elements_over_tol, n, rule, num(*cmp.cosine), num(*tol.drift_cosine));
   }
   if (tol.min_cosine) {
     if (!cmp.cosine && cmp.max_abs != 0)  // absent cosine with equal tensors means both are all zeros

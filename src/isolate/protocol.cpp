@@ -61,6 +61,7 @@ json spec_to_json(const backend::BackendSpec& s) {
           {"count_nodes", s.count_nodes},
           {"max_memory_bytes", s.max_memory_bytes},
           {"vulkan_faults", s.vulkan_faults},
+          {"optimized_model_path", s.optimized_model_path},
           {"ort_web", s.ort_web},
           {"browser", s.browser},
           {"browser_args", s.browser_args},
@@ -83,6 +84,7 @@ Result<backend::BackendSpec> spec_from_json(const json& j) {
     s.count_nodes = j.value("count_nodes", true);
     s.max_memory_bytes = j.value("max_memory_bytes", uint64_t{0});
     s.vulkan_faults = j.value("vulkan_faults", "");
+    s.optimized_model_path = j.value("optimized_model_path", "");
     s.ort_web = j.value("ort_web", "");
     s.browser = j.value("browser", "");
     s.browser_args = j.value("browser_args", std::vector<std::string>{});

@@ -122,6 +122,7 @@ Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DT
     if (computed.scale_rtol > own.scale_rtol) own = computed;
   }
   if (options.min_cosine) own.min_cosine = options.min_cosine;
+  if (options.drift_cosine) own.drift_cosine = options.drift_cosine;
   return own;
 }
 

@@ -56,6 +56,9 @@ struct ProbeOptions {
   // (sweep: a variant's noise floor is its own deviation, so pure noise must still fail).
   // --atol/--rtol/--tol replace it with theirs.
   std::optional<double> min_cosine;
+  // A precision-drift budget for every float output (Tolerance::drift_cosine; sweep sets it for
+  // fp16/bf16 variants). --atol/--rtol/--tol replace it with theirs.
+  std::optional<double> drift_cosine;
 };
 
 // The evidence for one output of one backend (worst sample).

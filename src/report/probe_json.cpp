@@ -87,6 +87,7 @@ json tolerance_to_json(const Tolerance& t, const Comparison* c) {
   if (t.noise_abs > 0) j["noise_abs"] = t.noise_abs;
   if (c) j["bound_abs"] = json_number(c->bound_abs);
   if (t.min_cosine) j["min_cosine"] = *t.min_cosine;
+  if (t.drift_cosine) j["drift_cosine"] = *t.drift_cosine;
   if (t.min_top1_agree) j["min_top1_agree"] = *t.min_top1_agree;
   return j;
 }

@@ -35,6 +35,10 @@ struct Variant {
 // The cosine every float output of a variant must keep against the fp32 model (see run_cell).
 inline constexpr double kVariantMinCosine = 0.99;
 
+// The precision-drift budget of a variant whose reference backend cannot compute its precision
+// natively (fp16, bf16 on the CPU EP): nullopt for others (fp32, quantized: the CPU runs those).
+std::optional<double> variant_drift_cosine(const std::string& precision);
+
 // The precision a variant name implies ("fp16_v2" -> fp16), or "" when it implies none.
 std::string precision_from_name(const std::string& name);
 // The element type whose default tolerance judges a variant of `precision`: fp32 -> float32,

@@ -466,6 +466,22 @@ TEST(Judge, CosineRuleAfterAllclose) {
   EXPECT_EQ(judge(z, z, compare_tensors(z, z, tol), tol).verdict, Verdict::match);
 }
 
+// A drift budget accepts an output that fails only the element-wise rule while its cosine stays
+// at the budget (an fp16 network's diffuse drift), and nothing that is wrong in direction.
+TEST(Judge, DriftBudgetAcceptsDiffuseErrorOnly) {
+  const auto e = f32({4}, {10, -20, 30, -40});
+  const auto drift = f32({4}, {10.02f, -20.03f, 29.97f, -40.05f});  // 0.2% off everywhere
+  Tolerance tol = tol_of(1e-4, 1e-4);
+  EXPECT_EQ(judge(drift, e, compare_tensors(drift, e, tol), tol).failed_rule, "allclose");
+  tol.drift_cosine = 0.9999;
+  const auto ok = judge(drift, e, compare_tensors(drift, e, tol), tol);
+  EXPECT_EQ(ok.verdict, Verdict::match);
+  EXPECT_THAT(ok.detail, HasSubstr("precision drift: 4 of 4 elements"));
+  const auto wrong = f32({4}, {10, -20, 30, 0});  // one element lost: cosine 0.73
+  const auto v = judge(wrong, e, compare_tensors(wrong, e, tol), tol);
+  EXPECT_EQ(v.failed_rule, "allclose");
+}
+
 TEST(Judge, Top1RuleOnNonClassOutputFails) {
   Tolerance tol;
   tol.min_top1_agree = 0.9;

@@ -131,6 +131,7 @@ TEST(SweepCli, CellsRunApartMergeIntoTheMatrixOfOneRun) {
       testing::run_parity({"sweep", "--plan", tmp.str() + "/plan.json", "--cell", "12"});
   EXPECT_EQ(out_of_range.exit_code, 2);
   EXPECT_NE(out_of_range.output.find("has 12 cells (0 to 11)"), std::string::npos) << out_of_range.output;
+  EXPECT_FALSE(fs::exists("sweep-sweep_conv")) << "a refused --cell wrote its default --out folder";
 }
 
 TEST(SweepCli, AManifestFromASweepPassesItsOwnCheckAndAnEditDoesNot) {

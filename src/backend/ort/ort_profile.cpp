@@ -3,7 +3,6 @@
 #include <array>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sstream>
 
 namespace parity::backend::ort {
@@ -25,7 +24,7 @@ Error profile_error(std::string message) {
 
 }  // namespace
 
-Result<NodeCounts> count_profiled_nodes(std::string_view json_text) {
+Result<NodePlacement> profiled_placement(std::string_view json_text) {
   const nlohmann::json doc = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return profile_error("ORT profile is not valid JSON");
   // Chrome trace format: either a bare event array or {"traceEvents": [...]}.
@@ -33,7 +32,7 @@ Result<NodeCounts> count_profiled_nodes(std::string_view json_text) {
   if (doc.is_object() && doc.contains("traceEvents")) events = &doc["traceEvents"];
   if (!events->is_array()) return profile_error("ORT profile holds no event array");
 
-  std::map<std::string, std::set<std::string>> nodes;
+  NodePlacement placement;
   for (const auto& event : *events) {
     if (!event.is_object()) continue;
     const auto cat = event.find("cat");
@@ -43,19 +42,30 @@ Result<NodeCounts> count_profiled_nodes(std::string_view json_text) {
     if (name == event.end() || !name->is_string() || args == event.end() || !args->is_object()) continue;
     const auto provider = args->find("provider");
     if (provider == args->end() || !provider->is_string()) continue;
-    nodes[provider->get<std::string>()].insert(node_name(name->get<std::string>()));
+    const auto op = args->find("op_name");
+    placement[provider->get<std::string>()][node_name(name->get<std::string>())] =
+        op != args->end() && op->is_string() ? op->get<std::string>() : "";
   }
+  return placement;
+}
+
+NodeCounts count_nodes(const NodePlacement& placement) {
   NodeCounts counts;
-  for (const auto& [provider, names] : nodes) counts[provider] = static_cast<int64_t>(names.size());
+  for (const auto& [provider, names] : placement) counts[provider] = static_cast<int64_t>(names.size());
   return counts;
 }
 
-Result<NodeCounts> read_profile_file(const std::filesystem::path& path) {
+Result<NodeCounts> count_profiled_nodes(std::string_view json_text) {
+  PARITY_ASSIGN_OR_RETURN(placement, profiled_placement(json_text));
+  return count_nodes(placement);
+}
+
+Result<NodePlacement> read_profile_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return profile_error("cannot read ORT profile " + path.string());
   std::ostringstream text;
   text << in.rdbuf();
-  return count_profiled_nodes(text.str());
+  return profiled_placement(text.str());
 }
 
 }  // namespace parity::backend::ort

@@ -19,10 +19,16 @@ namespace parity::backend::ort {
 // Provider name ("WebGpuExecutionProvider") -> number of distinct nodes that ran on it.
 using NodeCounts = std::map<std::string, int64_t>;
 
+// Provider name -> node name -> op type: which nodes ran where (the names the CPU fallback ran are
+// what `parity lint` reports as nodes the EP did not take).
+using NodePlacement = std::map<std::string, std::map<std::string, std::string>>;
+
 // Parses a profile's text. Event names are "<node>_kernel_time" (and, in older releases,
 // "<node>_fence_before/after"); the suffix is removed before counting distinct nodes.
 // A malformed document is an Error of kind error (stage read_output).
 Result<NodeCounts> count_profiled_nodes(std::string_view json_text);
-Result<NodeCounts> read_profile_file(const std::filesystem::path& path);
+Result<NodePlacement> profiled_placement(std::string_view json_text);
+Result<NodePlacement> read_profile_file(const std::filesystem::path& path);
+NodeCounts count_nodes(const NodePlacement& placement);
 
 }  // namespace parity::backend::ort

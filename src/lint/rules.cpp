@@ -1,0 +1,305 @@
+#include "lint/rules.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace parity::lint {
+namespace {
+
+using model::Attribute;
+using model::FactNode;
+using model::GraphFacts;
+
+int64_t int_attr(const FactNode& n, const std::string& name, int64_t fallback) {
+  const auto it = n.attributes.find(name);
+  return it != n.attributes.end() && it->second.kind == Attribute::Kind::integer ? it->second.i : fallback;
+}
+
+std::vector<int64_t> ints_attr(const FactNode& n, const std::string& name) {
+  const auto it = n.attributes.find(name);
+  return it != n.attributes.end() && it->second.kind == Attribute::Kind::integers ? it->second.ints
+                                                                                  : std::vector<int64_t>{};
+}
+
+bool is_op(const FactNode& n, std::string_view op) { return n.domain.empty() && n.op_type == op; }
+
+// The integer values of a constant input ("" or not constant: nullopt).
+std::optional<std::vector<int64_t>> constant_ints(const GraphFacts& f, const std::string& value) {
+  const Tensor* t = value.empty() ? nullptr : f.constant_value(value);
+  if (!t || !dtype_is_integer(t->dtype())) return std::nullopt;
+  std::vector<int64_t> out;
+  for (double d : t->to_doubles()) out.push_back(static_cast<int64_t>(d));
+  return out;
+}
+
+std::string joined(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); }
+
+// --- matchers ----------------------------------------------------------------------------------
+
+std::vector<Match> dq_blocked_1d(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const auto& n : f.nodes) {
+    const int64_t block = int_attr(n, "block_size", 0);
+    if (!is_op(n, "DequantizeLinear") || block <= 0) continue;
+    const auto shape = f.shape_of(n.input(0));
+    if (!shape || shape->size() != 1) continue;
+    const auto scale = f.shape_of(n.input(1));
+    out.push_back({{n.name},
+                   fmt::format("block_size {} over {} elements ({} scales)", block, (*shape)[0],
+                               scale && !scale->empty() ? std::to_string((*scale)[0]) : "?")});
+  }
+  return out;
+}
+
+std::vector<Match> slice_negative_step(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const auto& n : f.nodes) {
+    if (!is_op(n, "Slice") || n.inputs.size() < 5) continue;  // steps are an input from opset 10
+    const auto steps = constant_ints(f, n.input(4));
+    if (!steps || std::none_of(steps->begin(), steps->end(), [](int64_t s) { return s < 0; })) continue;
+    const auto starts = constant_ints(f, n.input(1));
+    const auto axes = constant_ints(f, n.input(3));
+    const auto shape = f.shape_of(n.input(0));
+    std::string why;
+    for (std::size_t k = 0; k < steps->size(); ++k) {
+      if ((*steps)[k] >= 0) continue;
+      const int64_t rank = shape ? static_cast<int64_t>(shape->size()) : -1;
+      int64_t axis = axes && k < axes->size() ? (*axes)[k] : static_cast<int64_t>(k);
+      if (axis < 0 && rank > 0) axis += rank;
+      const int64_t dim = shape && axis >= 0 && axis < rank ? (*shape)[static_cast<std::size_t>(axis)] : -1;
+      if (!starts || k >= starts->size()) {
+        why = fmt::format("step {} on axis {} from a start only known at run time", (*steps)[k], axis);
+        break;
+      }
+      const int64_t start = (*starts)[k];
+      // The WebGPU EP starts a negative-step slice at dim-1 whatever `starts` says: a start of -1
+      // (or at/after the end) is right by luck.
+      if (start == -1 || (dim > 0 && start >= dim - 1)) continue;
+      why = fmt::format("step {} on axis {} from start {}{}", (*steps)[k], axis, start,
+                        dim > 0 ? fmt::format(" (dim {})", dim) : "");
+      break;
+    }
+    if (!why.empty()) out.push_back({{n.name}, why});
+  }
+  return out;
+}
+
+std::vector<Match> conv_no_kernel_shape(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const auto& n : f.nodes)
+    if (is_op(n, "Conv") && !n.has("kernel_shape")) {
+      const auto w = f.shape_of(n.input(1));
+      out.push_back({{n.name},
+                     w && w->size() > 2 ? fmt::format("weight {} implies kernel_shape {}", joined(*w),
+                                                      joined({w->begin() + 2, w->end()}))
+                                        : "kernel_shape omitted"});
+    }
+  return out;
+}
+
+std::vector<Match> maxpool_dilations(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const auto& n : f.nodes) {
+    const auto d = ints_attr(n, "dilations");
+    if (is_op(n, "MaxPool") && std::any_of(d.begin(), d.end(), [](int64_t v) { return v != 1; }))
+      out.push_back({{n.name}, "dilations " + joined(d)});
+  }
+  return out;
+}
+
+std::vector<Match> pool_ceil_mode(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const auto& n : f.nodes) {
+    if (!(is_op(n, "MaxPool") || is_op(n, "AveragePool")) || int_attr(n, "ceil_mode", 0) == 0) continue;
+    out.push_back(
+        {{n.name},
+         fmt::format("{} with ceil_mode 1, kernel {}", n.op_type, joined(ints_attr(n, "kernel_shape")))});
+  }
+  return out;
+}
+
+std::vector<Match> dq_uint8_zero_point(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const auto& n : f.nodes) {
+    if (!is_op(n, "DequantizeLinear") || n.input(2).empty() || f.type_of(n.input(2)) != DType::uint8)
+      continue;
+    const Tensor* zp = f.constant_value(n.input(2));
+    const auto values = zp ? zp->to_doubles() : std::vector<double>{};
+    // A zero point of 0 cannot wrap x - zero_point.
+    if (zp && std::all_of(values.begin(), values.end(), [](double v) { return v == 0; })) continue;
+    out.push_back(
+        {{n.name},
+         zp && values.size() == 1 ? fmt::format("uint8 zero point {}", values[0]) : "uint8 zero point"});
+  }
+  return out;
+}
+
+std::vector<Match> fp16_needs_shader_f16(const GraphFacts& f) {
+  std::vector<std::string> nodes;
+  std::size_t count = 0;
+  for (const auto& n : f.nodes)
+    if (std::any_of(n.outputs.begin(), n.outputs.end(),
+                    [&](const auto& o) { return f.type_of(o) == DType::float16; }))
+      if (++count <= 3) nodes.push_back(n.name);
+  if (count == 0) return {};
+  return {{nodes, fmt::format("{} nodes compute float16 values", count)}};
+}
+
+// Ops that only move or reshape data: ORT's CPU EP has them for every type, so a constant island
+// of these folds whatever its element type.
+bool moves_data_only(const FactNode& n) {
+  static const std::set<std::string> kOps{"Reshape", "Transpose", "Unsqueeze", "Squeeze", "Concat",
+                                          "Slice",   "Gather",    "Identity",  "Cast",    "Expand",
+                                          "Flatten", "Shape",     "Split",     "Constant"};
+  return n.domain.empty() && kOps.count(n.op_type) > 0;
+}
+
+std::vector<Match> fp16_constant_island(const GraphFacts& f) {
+  const std::set<std::string> constant = model::constant_nodes(f);
+  std::vector<Match> out;
+  for (const auto& n : f.nodes) {
+    if (!constant.count(n.name) || moves_data_only(n)) continue;
+    const DType t = n.outputs.empty() ? DType::undefined : f.type_of(n.outputs[0]);
+    if (t == DType::float16 || t == DType::bfloat16)
+      out.push_back({{n.name}, fmt::format("{} over constants only, in {}", n.op_type, dtype_name(t))});
+  }
+  return out;
+}
+
+std::vector<Match> unsorted_graph(const GraphFacts& f) {
+  if (!f.first_out_of_order) return {};
+  const FactNode& n = f.nodes[*f.first_out_of_order];
+  const FactNode* producer = f.producer(f.out_of_order_value);
+  return {{{n.name},
+           fmt::format("node {} reads '{}' before node {} makes it", n.index, f.out_of_order_value,
+                       producer ? std::to_string(producer->index) : "?")}};
+}
+
+}  // namespace
+
+std::string_view to_string(Severity s) {
+  switch (s) {
+    case Severity::info: return "info";
+    case Severity::warning: return "warning";
+    case Severity::error: return "error";
+  }
+  return "error";
+}
+
+const std::vector<Rule>& rules() {
+  static const std::vector<Rule> kRules{
+      {"dq-blocked-1d",
+       Severity::error,
+       "blocked 1-D DequantizeLinear",
+       {"webgpu", "web-webgpu", "web-jsep"},
+       "both WebGPU paths scale element i by scale[i] instead of scale[i / block_size] (then 0 or the last "
+       "scale past the end): a quantized bias comes out wrong without an error",
+       "--fix dq-blocked-1d expands the scales per element (block_size 1), a path the kernel gets right",
+       "webgpu-dq-blocked-1d",
+       dq_blocked_1d},
+      {"slice-negative-step",
+       Severity::error,
+       "Slice with a negative step",
+       {"webgpu", "web-webgpu", "web-jsep"},
+       "the WebGPU EP starts a negative-step slice at the last element whatever `starts` says: x[:, 7::-1] "
+       "returns x[:, 9::-1] (JSEP returns one element too few); a start of -1 is right by luck",
+       "reverse with a start of -1 and slice the rest with a positive step, or run this node on the CPU",
+       "webgpu-slice-negative-step",
+       slice_negative_step},
+      {"conv-no-kernel-shape",
+       Severity::error,
+       "Conv without kernel_shape",
+       {"web-jsep", "web-webgpu"},
+       "JSEP's Conv fails when the optional kernel_shape is omitted (\"dilations should be 2D\"); exporters "
+       "usually write it, hand-built and converted graphs often do not",
+       "--fix conv-no-kernel-shape writes the kernel_shape the weight implies",
+       "web-jsep-conv-no-kernel-shape",
+       conv_no_kernel_shape},
+      {"maxpool-dilations",
+       Severity::error,
+       "MaxPool with dilations",
+       {"web-jsep", "web-webgpu"},
+       "JSEP's MaxPool ignores dilations and returns the undilated maximum, silently",
+       "use web-webgpu from onnxruntime-web 1.30 (the native WebGPU EP is right), or web-wasm",
+       "web-jsep-test_maxpool_2d_dilations",
+       maxpool_dilations},
+      {"pool-ceil-mode",
+       Severity::error,
+       "pooling with ceil_mode",
+       {"web-jsep", "web-webgpu"},
+       "JSEP refuses it at run: \"ceil_mode kernel execution (padding) is not yet implemented in the WebGPU "
+       "MaxPool kernel\" (1.30.0; 1.22.0: \"using ceil() in shape computation is not yet supported\"); the "
+       "ISNet background-removal models are such networks",
+       "use web-webgpu from onnxruntime-web 1.30 or web-wasm, or pad explicitly and use ceil_mode 0",
+       "web-jsep-maxpool-ceil-mode",
+       pool_ceil_mode},
+      {"dq-uint8-zero-point",
+       Severity::error,
+       "DequantizeLinear with a uint8 zero point",
+       {"web-jsep", "web-webgpu"},
+       "JSEP computes x - zero_point in unsigned 32-bit arithmetic: every x below the zero point wraps "
+       "(-256 comes back as 8.59e9), silently",
+       "use web-webgpu from onnxruntime-web 1.30 or web-wasm, or requantize to int8 with a zero point of 0",
+       "web-jsep-test_dequantizelinear",
+       dq_uint8_zero_point},
+      {"fp16-needs-shader-f16",
+       Severity::warning,
+       "float16 compute needs the shader-f16 feature",
+       {"webgpu", "web-webgpu", "web-jsep"},
+       "on an adapter without shader-f16 (SwiftShader, some GPUs) the native EP refuses the model, and JSEP "
+       "returns all zeros without an error",
+       "ship an fp32 variant for such adapters (parity sweep finds which), and let the guard check the "
+       "feature",
+       "",
+       fp16_needs_shader_f16},
+      {"fp16-constant-island",
+       Severity::warning,
+       "float16 arithmetic over constants only",
+       {},
+       "ORT folds constants with CPU kernels; the CPU EP has few float16 ones, so such an island is not "
+       "folded "
+       "and runs on the target at every call (the first seed's colouriser: a float16 MatMul left by "
+       "spectral_norm, after which a later kernel failed on the wrong node)",
+       "--fix fp16-constant-island folds the island on the reference into an initializer",
+       "",
+       fp16_constant_island},
+      {"unsorted-graph",
+       Severity::warning,
+       "nodes not in topological order",
+       {},
+       "ONNX's checker and tools built on it (onnx.utils.extract_model, converters) refuse the file; ORT "
+       "sorts "
+       "it itself (the ISNet fp16 file of @imgly/background-removal is such a file)",
+       "--fix unsorted-graph writes the nodes in topological order",
+       "",
+       unsorted_graph},
+      {"opset-too-new",
+       Severity::error,
+       "opset or IR version newer than the runtime",
+       {},
+       "the runtime refuses to load the model",
+       "export at an opset the runtime supports, or upgrade it",
+       "",
+       nullptr},
+      {"ep-cpu-fallback",
+       Severity::warning,
+       "nodes the EP does not take",
+       {},
+       "a real session placed them on the CPU: each one is a device round trip, and the GPU path is not "
+       "what runs them",
+       "check the EP's operator list; a different export of these ops may stay on the device",
+       "",
+       nullptr},
+  };
+  return kRules;
+}
+
+const Rule* find_rule(std::string_view id) {
+  for (const auto& r : rules())
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+}  // namespace parity::lint

@@ -1,0 +1,122 @@
+// Every static lint rule against a model that triggers it and a model that must not (the clean
+// twin), read from the file alone: the table is the test.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "lint/lint.h"
+
+namespace parity::lint {
+namespace {
+
+const std::string kModels = PARITY_TEST_MODELS;
+
+struct RuleCase {
+  const char* rule;
+  const char* trigger;  // tests/models: a file the rule must fire on
+  const char* clean;    // and one it must not
+  const char* detail;   // a piece of the trigger's detail line
+};
+
+const RuleCase kCases[] = {
+    {"dq-blocked-1d", "webgpu_bug_dq_blocked_1d", "lint_dq_per_axis_1d", "block_size 2 over 8 elements"},
+    {"slice-negative-step", "webgpu_bug_slice_negative_step", "lint_slice_reverse_from_end",
+     "from start 7 (dim 10)"},
+    {"slice-negative-step", "webgpu_bug_slice_negative_step", "lint_slice_positive_step",
+     "step -1 on axis 1"},
+    {"conv-no-kernel-shape", "lint_conv_no_kernel_shape", "lint_conv_kernel_shape",
+     "implies kernel_shape [3,3]"},
+    {"maxpool-dilations", "sweep_pool_dilated", "lint_maxpool_plain", "dilations [2,2]"},
+    {"pool-ceil-mode", "lint_maxpool_ceil", "lint_maxpool_plain", "MaxPool with ceil_mode 1, kernel [3,3]"},
+    {"dq-uint8-zero-point", "lint_dq_uint8_zero_point", "lint_dq_int8_zero_point", "uint8 zero point 128"},
+    {"fp16-needs-shader-f16", "lint_fp16_unfolded_matmul", "lint_fp32_folded_matmul",
+     "compute float16 values"},
+    {"fp16-constant-island", "lint_fp16_unfolded_matmul", "lint_fp32_folded_matmul",
+     "MatMul over constants only"},
+    {"unsorted-graph", "lint_unsorted", "lint_sorted", "node 0 reads 's' before node 1"},
+    {"opset-too-new", "lint_opset_future", "lint_sorted", "ai.onnx opset 99"},
+};
+
+const LintHit* hit_of(const LintReport& r, const std::string& rule) {
+  const auto it = std::find_if(r.hits.begin(), r.hits.end(), [&](const auto& h) { return h.rule == rule; });
+  return it == r.hits.end() ? nullptr : &*it;
+}
+
+LintReport lint_file(const std::string& name) {
+  LintOptions o;
+  o.model = kModels + "/" + name + ".onnx";
+  o.findings_dir = std::string(PARITY_SOURCE_DIR) + "/docs/findings";
+  auto r = run_lint(o);
+  EXPECT_TRUE(r.ok()) << name << ": " << (r.ok() ? "" : r.error().describe());
+  return r.ok() ? *r : LintReport{};
+}
+
+class RuleTable : public ::testing::TestWithParam<RuleCase> {};
+
+TEST_P(RuleTable, FiresOnItsTriggerAndNotOnTheCleanTwin) {
+  const RuleCase& c = GetParam();
+  ASSERT_NE(find_rule(c.rule), nullptr) << c.rule;
+  const LintReport fired = lint_file(c.trigger);
+  const LintHit* hit = hit_of(fired, c.rule);
+  ASSERT_NE(hit, nullptr) << c.rule << " did not fire on " << c.trigger;
+  EXPECT_NE(hit->detail.find(c.detail), std::string::npos) << hit->detail;
+  EXPECT_FALSE(hit->why.empty());
+  EXPECT_FALSE(hit->fix.empty());
+  EXPECT_EQ(hit_of(lint_file(c.clean), c.rule), nullptr) << c.rule << " fired on the clean " << c.clean;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lint, RuleTable, ::testing::ValuesIn(kCases), [](const auto& test) {
+  std::string name = std::string(test.param.rule) + "_" + test.param.clean;
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+});
+
+// Every rule is in the table above or is a live rule (no matcher), so none goes untested.
+TEST(RuleTable, EveryStaticRuleHasACase) {
+  for (const Rule& r : rules()) {
+    if (!r.match) continue;
+    EXPECT_TRUE(std::any_of(std::begin(kCases), std::end(kCases), [&](const auto& c) {
+      return r.id == c.rule;
+    })) << r.id;
+  }
+}
+
+// The findings base decides per backend: the recorded runs of the maxpool finding say JSEP fails on
+// 1.30.0 and web-webgpu passes there (it runs the native WebGPU EP) but failed on 1.22.0.
+TEST(LintEvidence, RecordedRunsDecidePerBackend) {
+  const LintReport r = lint_file("sweep_pool_dilated");
+  const LintHit* hit = hit_of(r, "maxpool-dilations");
+  ASSERT_NE(hit, nullptr);
+  EXPECT_EQ(hit->severity, Severity::error);
+  EXPECT_EQ(hit->finding, "web-jsep-test_maxpool_2d_dilations");
+  bool saw_jsep = false, saw_webgpu = false;
+  for (const auto& a : hit->backends) {
+    if (a.backend == "web-jsep") {
+      saw_jsep = true;
+      EXPECT_EQ(a.severity, Severity::error);
+      EXPECT_NE(a.basis.find("reproduced on 1.30.0"), std::string::npos) << a.basis;
+    }
+    if (a.backend == "web-webgpu") {
+      saw_webgpu = true;
+      EXPECT_EQ(a.severity, Severity::info);
+      EXPECT_NE(a.basis.find("fails on 1.22.0"), std::string::npos) << a.basis;
+    }
+    EXPECT_NE(a.backend, "cpu") << "the rule does not concern the CPU";
+  }
+  EXPECT_TRUE(saw_jsep && saw_webgpu);
+}
+
+// A real trained model without any of the traps: no false alarm.
+TEST(LintEvidence, CleanTrainedModelFiresNothing) {
+  const std::string det = std::string(PARITY_THIRD_PARTY) + "/models/ch_PP-OCRv4_det_infer.onnx";
+  LintOptions o;
+  o.model = det;
+  o.findings_dir = std::string(PARITY_SOURCE_DIR) + "/docs/findings";
+  auto r = run_lint(o);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  for (const auto& h : r->hits) ADD_FAILURE() << h.rule << ": " << h.detail;
+}
+
+}  // namespace
+}  // namespace parity::lint
