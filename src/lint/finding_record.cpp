@@ -103,25 +103,33 @@ Result<std::vector<FindingRecord>> read_findings(const fs::path& dir) {
 
 VersionVerdict verdict_for(const FindingRecord& record, const std::string& backend,
                            const std::string& version) {
-  const FindingRun* exact = nullptr;
-  const FindingRun* below = nullptr;
-  const FindingRun* above = nullptr;
-  for (const auto& run : record.runs) {  // later runs of one version replace earlier ones
+  // The checked version that decides: `version` itself, else the nearest below, else above.
+  std::optional<std::string> exact, below, above;
+  for (const auto& run : record.runs) {
     if (run.backend != backend) continue;
     const int c = version.empty() ? -1 : compare_versions(run.version, version);
-    if (c == 0) exact = &run;
-    if (c < 0 && (!below || compare_versions(run.version, below->version) >= 0)) below = &run;
-    if (c > 0 && (!above || compare_versions(run.version, above->version) <= 0)) above = &run;
+    if (c == 0) exact = run.version;
+    if (c < 0 && (!below || compare_versions(run.version, *below) > 0)) below = run.version;
+    if (c > 0 && (!above || compare_versions(run.version, *above) < 0)) above = run.version;
   }
   VersionVerdict v;
-  const FindingRun* decides = exact ? exact : below ? below : above;
+  const std::optional<std::string> decides = exact ? exact : below ? below : above;
   if (!decides) {
     v.basis = "not checked on " + backend;
     return v;
   }
-  v.exact = decides == exact;
-  v.state = decides->fails ? VersionVerdict::State::fails : VersionVerdict::State::passes;
-  v.basis = std::string(decides->fails ? "reproduced on " : "passes on ") + decides->version;
+  // Runs of that version on several adapters: it fails if it fails on any of them.
+  const FindingRun* failing = nullptr;
+  std::size_t adapters = 0;
+  for (const auto& run : record.runs)
+    if (run.backend == backend && compare_versions(run.version, *decides) == 0) {
+      ++adapters;
+      if (run.fails && !failing) failing = &run;
+    }
+  v.exact = exact.has_value();
+  v.state = failing ? VersionVerdict::State::fails : VersionVerdict::State::passes;
+  v.basis = std::string(failing ? "reproduced on " : "passes on ") + *decides;
+  if (failing && adapters > 1 && !failing->adapter.empty()) v.basis += " (" + failing->adapter + ")";
   if (!v.exact && !version.empty()) v.basis += " (" + version + " not checked)";
   return v;
 }

@@ -111,12 +111,15 @@ Result<FindingsVerifyReport> verify_findings(const FindingsVerifyOptions& option
     for (const auto& spec : specs_for(r, o)) {
       if (progress) progress("findings: " + r.id + " on " + spec.label);
       FindingCheck c = run_one(r, spec, o, progress);
-      for (const auto& run : r.runs)
-        if (run.backend == c.ep && !c.version.empty() && compare_versions(run.version, c.version) == 0)
+      for (const auto& run :
+           r.runs)  // the record for this backend, version and adapter (any adapter if none)
+        if (run.backend == c.ep && !c.version.empty() && compare_versions(run.version, c.version) == 0 &&
+            (run.adapter == c.adapter || !c.recorded_fails))
           c.recorded_fails = run.fails;
       if (options.record && c.ran && !c.version.empty()) {
-        std::erase_if(r.runs, [&](const FindingRun& run) {
-          return run.backend == c.ep && compare_versions(run.version, c.version) == 0;
+        std::erase_if(r.runs, [&](const FindingRun& run) {  // one run per backend, version and adapter
+          return run.backend == c.ep && compare_versions(run.version, c.version) == 0 &&
+                 run.adapter == c.adapter;
         });
         r.runs.push_back({c.ep, c.version, c.fails, c.measured, c.adapter, today});
         c.recorded_now = touched = true;

@@ -163,13 +163,26 @@ void confirm_islands(LintHit& h, const std::vector<BackendCheck>& checks) {
           ++surviving;
           break;
         }
-    const std::string who = "ORT " + c.version + " (" + c.label + " session)";
+    const std::string who =
+        "ORT" + (c.version.empty() ? std::string() : " " + c.version) + " (" + c.label + " session)";
     h.backends.push_back({"", "", c.version, surviving ? Severity::warning : Severity::info,
                           surviving ? fmt::format("live: {} of {} survive constant folding in {}", surviving,
                                                   h.nodes.size(), who)
                                     : "live: folded by " + who});
     return;
   }
+}
+
+// A node whose every output is an integer or bool tensor (shape arithmetic); unknown nodes are not.
+bool computes_integers_only(const model::GraphFacts& facts, const std::string& node) {
+  for (const auto& n : facts.nodes) {
+    if (n.name != node) continue;
+    return !n.outputs.empty() && std::all_of(n.outputs.begin(), n.outputs.end(), [&](const auto& o) {
+      const DType t = facts.type_of(o);
+      return t != DType::undefined && !dtype_is_float(t);
+    });
+  }
+  return false;
 }
 
 void add_live_hits(const LintOptions& options, const model::GraphFacts& facts,
@@ -192,20 +205,30 @@ void add_live_hits(const LintOptions& options, const model::GraphFacts& facts,
     }
     if (backend::runs_on_cpu_kernels(c.ep)) continue;
     if (!c.cpu_nodes.empty()) {
-      std::string ops;
+      // ORT keeps shape arithmetic (int64 Shape/Gather/Concat...) on the CPU by design: only nodes
+      // that compute float values count as work the EP did not take.
+      std::vector<std::string> ops;
+      std::size_t shape_nodes = 0, taken = 0;
       for (const auto& [node, op] : c.cpu_nodes) {
-        placed.nodes.push_back(node);
-        if (ops.find(op) == std::string::npos) ops += (ops.empty() ? "" : ", ") + op;
+        if (computes_integers_only(facts, node)) {
+          ++shape_nodes;
+          continue;
+        }
+        ++taken;
+        if (placed.nodes.size() < 1000) placed.nodes.push_back(node);
+        if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
       }
-      placed.detail = fmt::format(
-          "{} of {} nodes on the CPU ({})", c.cpu_nodes.size(),
-          c.cpu_nodes.size() + static_cast<std::size_t>(std::max<int64_t>(c.nodes_on_backend, 0)), ops);
-      placed.backends.push_back(
-          {c.label, c.ep, c.version, fallback.severity, "live: the session's placement"});
+      if (taken == 0) continue;
+      const std::string what =
+          fmt::format("{} nodes on the CPU ({}){}", taken, fmt::join(ops, ", "),
+                      shape_nodes ? fmt::format(", besides {} shape nodes", shape_nodes) : "");
+      if (placed.detail.empty()) placed.detail = what;
+      placed.backends.push_back({c.label, c.ep, c.version, fallback.severity, "live: " + what});
     } else if (c.nodes_on_cpu > 0) {  // web paths count nodes but do not name them
-      placed.detail = fmt::format("{} nodes on the CPU (onnxruntime-web names no nodes)", c.nodes_on_cpu);
-      placed.backends.push_back(
-          {c.label, c.ep, c.version, fallback.severity, "live: the session's placement"});
+      const std::string what = fmt::format(
+          "{} nodes on the CPU (onnxruntime-web names no nodes, shape nodes included)", c.nodes_on_cpu);
+      if (placed.detail.empty()) placed.detail = what;
+      placed.backends.push_back({c.label, c.ep, c.version, Severity::info, "live: " + what});
     }
   }
   // The static side of opset-too-new: beyond what any measured runtime loads.

@@ -196,7 +196,8 @@ const std::vector<Rule>& rules() {
        {"webgpu", "web-webgpu", "web-jsep"},
        "both WebGPU paths scale element i by scale[i] instead of scale[i / block_size] (then 0 or the last "
        "scale past the end): a quantized bias comes out wrong without an error",
-       "--fix dq-blocked-1d expands the scales per element (block_size 1), a path the kernel gets right",
+       "--fix dq-blocked-1d expands scale and zero point per element (per-axis, no block_size), a path the "
+       "kernel gets right",
        "webgpu-dq-blocked-1d",
        dq_blocked_1d},
       {"slice-negative-step",

@@ -43,6 +43,15 @@ TEST(FindingVersions, TheNearestCheckedReleaseDecides) {
   EXPECT_EQ(verdict_for(r, "webgpu", "1.30.0").state, VersionVerdict::State::unchecked);
 }
 
+// Runs of one version on two adapters: the bug counts where it reproduces on any of them.
+TEST(FindingVersions, ARunFailingOnAnyAdapterDecides) {
+  const auto r = record_with({{"webgpu", "1.30.0", false, "max_abs 0", "SwiftShader", ""},
+                              {"webgpu", "1.30.0", true, "max_abs 3", "NVIDIA H100", ""}});
+  const auto v = verdict_for(r, "webgpu", "1.30.0");
+  EXPECT_EQ(v.state, VersionVerdict::State::fails);
+  EXPECT_NE(v.basis.find("NVIDIA H100"), std::string::npos) << v.basis;
+}
+
 TEST(FindingRecords, WriteThenReadKeepsEveryRun) {
   testing::TempDir tmp;
   ASSERT_TRUE(tmp.ok());
