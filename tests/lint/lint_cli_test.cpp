@@ -140,6 +140,15 @@ TEST(FindingsCli, VerifyComparesWithTheRecordAndRecordsNewReleases) {
   EXPECT_EQ(after["runs"][1]["version"], "1.22.0");
   EXPECT_EQ(after["runs"][1]["fails"], true);
 
+  // ORT 1.29.0's library has no WebGPU EP: the row says so and nothing is recorded.
+  const std::string ort129 = std::string(PARITY_THIRD_PARTY) + "/ort-1.29.0/lib/libonnxruntime.so.1";
+  const auto native_old = testing::run_parity(
+      {"findings", "verify", "--findings", base.string(), "--ort-lib", ort129, "-b", "webgpu", "--record", "-q"});
+  EXPECT_EQ(native_old.exit_code, 3) << native_old.output;
+  EXPECT_NE(native_old.output.find("not run: EP 'webgpu' is not available in ONNX Runtime 1.29.0"), std::string::npos)
+      << native_old.output;
+  EXPECT_EQ(read_json((base / "maxpool" / "finding.json").string())["runs"].size(), 2u);
+
   const auto lint =
       testing::run_parity({"lint", kModels + "/sweep_pool_dilated.onnx", "--findings", base.string(), "-b",
                            "old=web-webgpu:ort-web=1.22.0", "--no-live", "-q"});
