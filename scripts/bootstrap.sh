@@ -65,6 +65,13 @@ if [ ! -f "$tp/models/ch_PP-OCRv4_det_infer.onnx" ]; then
   cp "$tp/.ocr/assets/"*.onnx "$tp/models/"
   rm -rf "$tp/.ocr"
 fi
+# Silero VAD v5 (MIT), a real audio model whose whole network sits inside a top-level If.
+if [ ! -f "$tp/models/silero_vad_v5.onnx" ]; then
+  fetch_npm @ricky0123/vad-web@0.0.24 "$tp/.vad"
+  mkdir -p "$tp/models"
+  cp "$tp/.vad/dist/silero_vad_v5.onnx" "$tp/models/"
+  rm -rf "$tp/.vad"
+fi
 # onnxruntime-web for the browser backends (web-wasm, web-jsep, web-webgpu): the pinned default,
 # matching the native library, and an older release for side-by-side version comparisons.
 "$root/scripts/fetch_ort_web.sh" 1.30.0

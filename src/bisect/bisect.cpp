@@ -9,6 +9,8 @@
 #include "bisect/repro_folder.h"
 #include "bisect/tensor_check.h"
 #include "core/scratch_dir.h"
+#include "model/graph_facts.h"
+#include "model/model_rewrite.h"
 #include "model/onnx_model.h"
 #include "parity/version.h"
 
@@ -428,7 +430,8 @@ Status Bisector::isolate_culprit() {
 void Bisector::start_report() {
   const auto& g = graph();
   report_.parity_version = std::string(kParityVersion);
-  report_.model = options_.model_path.string();
+  report_.model = (options_.source_model.empty() ? options_.model_path : options_.source_model).string();
+  report_.notes = options_.rewrite_notes;
   report_.target = options_.target.label;
   report_.reference = options_.reference.label;
   report_.seed = options_.inputs.seed;
@@ -737,12 +740,164 @@ std::vector<std::string> path_to(const model::GraphOutline& graph, const std::st
   return path;
 }
 
-Result<BisectReport> run_bisect(const BisectOptions& options, const ProgressSink& progress) {
+namespace {
+
+// The value of an If's condition in the reference's run: a constant, a graph input, or (exposed)
+// computed by the reference backend itself.
+Result<std::map<std::string, bool>> condition_values(const BisectOptions& options, const fs::path& model,
+                                                     const model::GraphFacts& facts,
+                                                     const std::vector<const model::FactNode*>& ifs,
+                                                     const probe::InputPlan& plan, const fs::path& work, int level) {
+  std::map<std::string, bool> out;
+  std::vector<std::string> computed;
+  auto truth = [](const Tensor& t) { return t.numel() == 1 && t.element_as_double(0) != 0; };
+  for (const auto* n : ifs) {
+    const std::string& cond = n->input(0);
+    if (const Tensor* c = facts.constant_value(cond)) {
+      out[cond] = truth(*c);
+      continue;
+    }
+    const auto input = std::find_if(plan.samples[0].begin(), plan.samples[0].end(),
+                                    [&](const NamedTensor& t) { return t.name == cond; });
+    if (input != plan.samples[0].end()) {
+      out[cond] = truth(input->tensor);
+      continue;
+    }
+    computed.push_back(cond);
+  }
+  if (computed.empty()) return out;
+  PARITY_ASSIGN_OR_RETURN(surgery, model::ModelSurgery::open(model));
+  const fs::path exposed = work / ("conditions-" + std::to_string(level) + ".onnx");
+  PARITY_TRY(surgery.write_exposed(exposed, computed));
+  backend::RunRequest request;
+  request.model_path = exposed.string();
+  request.inputs = plan.samples[0];
+  request.output_names = computed;
+  backend::BackendSpec spec = options.reference;
+  spec.count_nodes = false;
+  isolate::BackendRunner runner;
+  auto run = runner.run(spec, request, options.limits);
+  if (!run.result.ok()) return run.result.error();
+  for (const auto& t : run.result->outputs) out[t.name] = truth(t.tensor);
+  return out;
+}
+
+// A top-level Loop with a constant trip count, or a Scan over a static length, unrolled; false
+// (with a note) when it cannot be or would exceed the budget of unrolled nodes.
+constexpr std::size_t kMaxUnrolledNodes = 20000;
+
+Result<bool> unroll(model::ModelRewriter& rewriter, const model::FactNode& n, const model::GraphFacts& facts,
+                    std::vector<std::string>& notes) {
+  int64_t steps = -1;
+  if (n.op_type == "Loop") {
+    if (const Tensor* m = facts.constant_value(n.input(0)); m && m->numel() == 1)
+      steps = static_cast<int64_t>(m->element_as_double(0));
+  } else if (const auto shape = facts.shape_of(n.inputs.empty() ? "" : n.inputs.back()); shape && !shape->empty()) {
+    steps = (*shape)[0];
+  }
+  if (steps < 1) {
+    notes.push_back(n.op_type + " " + n.name + " not unrolled: its " +
+                    (n.op_type == "Loop" ? "trip count" : "scan length") + " is not known before it runs");
+    return false;
+  }
+  if (static_cast<std::size_t>(steps) * std::max<std::size_t>(n.subgraph_nodes, 1) > kMaxUnrolledNodes) {
+    notes.push_back(n.op_type + " " + n.name + " not unrolled: " + std::to_string(steps) + " iterations of " +
+                    std::to_string(n.subgraph_nodes) + " nodes exceed " + std::to_string(kMaxUnrolledNodes));
+    return false;
+  }
+  Status done = n.op_type == "Loop" ? rewriter.unroll_loop(n.name, steps) : rewriter.unroll_scan(n.name, steps);
+  if (!done.ok()) {
+    notes.push_back(n.op_type + " " + n.name + " not unrolled: " + done.error().message);
+    return false;
+  }
+  notes.push_back("unrolled " + n.op_type + " " + n.name + ": " + std::to_string(steps) +
+                  " iterations, nodes named " + n.name + "/iter<i>/<node>");
+  return true;
+}
+
+// Control flow: every top-level If is replaced by the branch the reference takes, and every Loop
+// or Scan of known length unrolled, level by level (nested ones surface at the next level), so
+// bisect exposes and isolates the nodes inside. The result computes what the original computes for
+// these inputs.
+Result<fs::path> inline_taken_branches(const BisectOptions& options, const probe::InputPlan& plan,
+                                       const fs::path& work, std::vector<std::string>& notes,
+                                       const ProgressSink& progress) {
+  fs::path model = options.model_path;
+  for (int level = 0; level < 16; ++level) {
+    PARITY_ASSIGN_OR_RETURN(facts, model::read_graph_facts(model));
+    std::vector<const model::FactNode*> ifs, loops;
+    for (const auto& n : facts.nodes) {
+      if (n.domain.empty() && n.op_type == "If") ifs.push_back(&n);
+      if (n.domain.empty() && (n.op_type == "Loop" || n.op_type == "Scan")) loops.push_back(&n);
+    }
+    PARITY_ASSIGN_OR_RETURN(values, condition_values(options, model, facts, ifs, plan, work, level));
+    PARITY_ASSIGN_OR_RETURN(rewriter, model::ModelRewriter::open(model));
+    bool changed = false;
+    for (const auto* n : loops) {
+      PARITY_ASSIGN_OR_RETURN(unrolled, unroll(rewriter, *n, facts, notes));
+      changed |= unrolled;
+      if (progress && unrolled) progress(notes.back());
+    }
+    for (const auto* n : ifs) {
+      const auto it = values.find(n->input(0));
+      if (it == values.end()) continue;
+      PARITY_TRY(rewriter.inline_if(n->name, it->second));
+      changed = true;
+      const std::string note = "inlined If " + n->name + ": " + (it->second ? "then_branch" : "else_branch") +
+                               " taken (condition '" + n->input(0) + "' is " + (it->second ? "true" : "false") +
+                               " on " + options.reference.label + ")";
+      notes.push_back(note);
+      if (progress) progress(note);
+    }
+    if (!changed) break;
+    model = work / ("inlined-" + std::to_string(level) + ".onnx");
+    PARITY_TRY(rewriter.save(model));
+  }
+  if (model == options.model_path) return model;
+  // The rewrite must compute what the original does on these inputs: checked on the reference.
+  isolate::BackendRunner runner;
+  backend::BackendSpec spec = options.reference;
+  spec.count_nodes = false;
+  auto outputs_of = [&](const fs::path& m) {
+    backend::RunRequest request;
+    request.model_path = m.string();
+    request.inputs = plan.samples[0];
+    return runner.run(spec, request, options.limits).result;
+  };
+  auto before = outputs_of(options.model_path);
+  auto after = outputs_of(model);
+  if (!before.ok() || !after.ok()) return options.model_path;  // the plain runs report it
+  for (const auto& want : before->outputs) {
+    const auto got = std::find_if(after->outputs.begin(), after->outputs.end(),
+                                  [&](const NamedTensor& t) { return t.name == want.name; });
+    const Evaluation ev = evaluate_output(got == after->outputs.end() ? nullptr : &*got, want,
+                                          default_tolerance(want.tensor.dtype()));
+    if (ev.verdict.verdict == Verdict::mismatch) {
+      notes.push_back("control flow left as it is: the rewritten graph gives output '" + want.name +
+                      "' otherwise on " + options.reference.label + " (" + ev.verdict.detail + ")");
+      return options.model_path;
+    }
+  }
+  return model;
+}
+
+}  // namespace
+
+Result<BisectReport> run_bisect(const BisectOptions& given, const ProgressSink& progress) {
+  PARITY_ASSIGN_OR_RETURN(original, model::inspect_model(given.model_path));
+  probe::InputSettings settings = given.inputs;
+  settings.samples = 1;
+  PARITY_ASSIGN_OR_RETURN(plan, probe::plan_inputs(original, settings));
+  PARITY_ASSIGN_OR_RETURN(work, ScratchDir::create("parity-bisect", Stage::write_output));
+  BisectOptions options = given;
+  if (original.has_control_flow) {
+    PARITY_ASSIGN_OR_RETURN(inlined, inline_taken_branches(given, plan, work.path(), options.rewrite_notes, progress));
+    options.source_model = given.model_path;
+    options.model_path = inlined;
+  }
   PARITY_ASSIGN_OR_RETURN(surgery, model::ModelSurgery::open(options.model_path));
   PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(options.model_path));
-  probe::InputSettings settings = options.inputs;
-  settings.samples = 1;
-  PARITY_ASSIGN_OR_RETURN(plan, probe::plan_inputs(info, settings));
+  (void)info;
   if (options.target.label == options.reference.label)
     return bad_invocation("the target and the reference are both labelled '" + options.target.label + "'",
                           "give one its own label: LABEL=EP:options");
@@ -752,7 +907,6 @@ Result<BisectReport> run_bisect(const BisectOptions& options, const ProgressSink
   PARITY_ASSIGN_OR_RETURN(ref_fault, fault_for(options.test_fault_env, options.reference.label));
   PARITY_ASSIGN_OR_RETURN(target_fault, fault_for(options.test_fault_env, options.target.label));
   PARITY_ASSIGN_OR_RETURN(exposed_fault, fault_for(options.exposed_test_fault_env, options.target.label));
-  PARITY_ASSIGN_OR_RETURN(work, ScratchDir::create("parity-bisect", Stage::write_output));
   Bisector b(options, progress, std::move(surgery), std::move(plan), std::move(work), ref_fault, target_fault,
              exposed_fault);
   return b.run();

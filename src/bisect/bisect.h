@@ -42,6 +42,10 @@ struct BisectOptions {
   std::optional<std::filesystem::path> repro_dir;  // --out DIR
   std::vector<std::string> argv;                   // the exact command, for the repro README
   isolate::BackendRunner* runner = nullptr;        // shared runner (one browser for all rounds); null = own
+  // Set by run_bisect when it bisects a rewritten copy (Ifs inlined): the file the user gave, and
+  // how the copy differs from it, for the report and the repro README.
+  std::filesystem::path source_model;
+  std::vector<std::string> rewrite_notes;
 };
 
 // The divergence rule per tensor: `verdict` uses probe's metrics and tolerances.

@@ -46,6 +46,19 @@ ConstantFact constant_of(const onnx::TensorProto& t, const std::string& origin, 
   return c;
 }
 
+std::size_t nodes_below(const onnx::NodeProto& n) {
+  std::size_t count = 0;
+  for (const auto& a : n.attribute()) {
+    auto add = [&count](const onnx::GraphProto& sub) {
+      count += static_cast<std::size_t>(sub.node_size());
+      for (const auto& inner : sub.node()) count += nodes_below(inner);
+    };
+    if (a.has_g()) add(a.g());
+    for (const auto& sub : a.graphs()) add(sub);
+  }
+  return count;
+}
+
 void read_nodes(const onnx::GraphProto& g, GraphFacts& f) {
   const std::string origin = f.path.string();
   std::unordered_set<std::string> defined(f.graph_inputs.begin(), f.graph_inputs.end());
@@ -62,6 +75,7 @@ void read_nodes(const onnx::GraphProto& g, GraphFacts& f) {
     node.domain = n.domain() == "ai.onnx" ? "" : n.domain();
     node.inputs.assign(n.input().begin(), n.input().end());
     node.outputs.assign(n.output().begin(), n.output().end());
+    node.subgraph_nodes = nodes_below(n);
     for (const auto& a : n.attribute()) {
       node.attributes[a.name()] = attribute_of(a);
       if (node.domain.empty() && n.op_type() == "Constant" && a.name() == "value" && a.has_t() &&

@@ -36,6 +36,7 @@ struct FactNode {
   std::vector<std::string> inputs;  // "" marks an omitted optional input
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attributes;
+  std::size_t subgraph_nodes = 0;  // nodes of its If/Loop/Scan bodies, nested ones included
   bool has(const std::string& attribute) const { return attributes.count(attribute) > 0; }
   std::string input(std::size_t k) const { return k < inputs.size() ? inputs[k] : std::string(); }
 };

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <new>
 #include <set>
@@ -222,6 +223,309 @@ Status ModelRewriter::sort_topologically() {
   google::protobuf::RepeatedPtrField<onnx::NodeProto> sorted;
   for (int k : order) *sorted.Add() = g.node(k);
   g.mutable_node()->Swap(&sorted);
+  return ok_status();
+}
+
+namespace {
+
+// Renames every use and definition of the names in `renamed` in `g` and its nested subgraphs.
+void rename_values(onnx::GraphProto& g, const std::unordered_map<std::string, std::string>& renamed) {
+  auto fix = [&](std::string* name) {
+    if (const auto it = renamed.find(*name); it != renamed.end()) *name = it->second;
+  };
+  for (auto& n : *g.mutable_node()) {
+    for (auto& in : *n.mutable_input()) fix(&in);
+    for (auto& out : *n.mutable_output()) fix(&out);
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_g()) rename_values(*a.mutable_g(), renamed);
+      for (auto& sub : *a.mutable_graphs()) rename_values(sub, renamed);
+    }
+  }
+  for (auto& t : *g.mutable_initializer()) fix(t.mutable_name());
+  for (auto& v : *g.mutable_value_info()) fix(v.mutable_name());
+  for (auto& v : *g.mutable_output()) fix(v.mutable_name());
+}
+
+}  // namespace
+
+Status ModelRewriter::inline_if(const std::string& name, bool then_taken) {
+  onnx::GraphProto& g = *impl_->model.mutable_graph();
+  int at = -1;
+  for (int k = 0; k < g.node_size(); ++k)
+    if (g.node(k).op_type() == "If" && (g.node(k).name() == name || "If_" + std::to_string(k) == name)) at = k;
+  if (at < 0) return rewrite_error("no top-level If node '" + name + "'");
+  const onnx::NodeProto node = g.node(at);
+  const char* wanted_branch = then_taken ? "then_branch" : "else_branch";
+  const onnx::GraphProto* found = nullptr;
+  for (const auto& a : node.attribute())
+    if (a.name() == wanted_branch && a.has_g()) found = &a.g();
+  if (!found) return rewrite_error("If '" + name + "' has no " + wanted_branch);
+  onnx::GraphProto branch = *found;
+
+  // Names the outer graph already uses; a branch value with one of them is renamed.
+  std::unordered_set<std::string> used;
+  for (const auto& i : g.input()) used.insert(i.name());
+  for (const auto& t : g.initializer()) used.insert(t.name());
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) used.insert(o);
+  std::unordered_map<std::string, std::string> renamed;
+  auto defines = [&](const std::string& v) {
+    if (v.empty() || !used.count(v)) return;
+    std::string fresh = (node.name().empty() ? std::string("if") : node.name()) + "/" + v;
+    for (int k = 1; used.count(fresh); ++k) fresh = node.name() + "/" + v + "_" + std::to_string(k);
+    renamed[v] = fresh;
+    used.insert(fresh);
+  };
+  for (const auto& n : branch.node())
+    for (const auto& o : n.output()) defines(o);
+  for (const auto& t : branch.initializer()) defines(t.name());
+  rename_values(branch, renamed);
+
+  // The branch's outputs become the If's outputs.
+  std::unordered_map<std::string, std::string> to_if_output;
+  std::unordered_set<std::string> made_inside;
+  for (const auto& n : branch.node())
+    for (const auto& o : n.output()) made_inside.insert(o);
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> inlined;
+  for (int k = 0; k < branch.output_size() && k < node.output_size(); ++k) {
+    const std::string& inner = branch.output(k).name();
+    if (made_inside.count(inner) && !to_if_output.count(inner)) {
+      to_if_output[inner] = node.output(k);
+    } else {  // an outer value (or one output twice) passes through: an Identity keeps the name
+      onnx::NodeProto* id = inlined.Add();
+      id->set_op_type("Identity");
+      id->set_name(node.name() + "/pass_" + std::to_string(k));
+      id->add_input(inner);
+      id->add_output(node.output(k));
+    }
+  }
+  rename_values(branch, to_if_output);
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int k = 0; k < at; ++k) *nodes.Add() = g.node(k);
+  for (const auto& n : branch.node()) *nodes.Add() = n;
+  for (const auto& n : inlined) *nodes.Add() = n;
+  for (int k = at + 1; k < g.node_size(); ++k) *nodes.Add() = g.node(k);
+  g.mutable_node()->Swap(&nodes);
+  for (const auto& t : branch.initializer()) *g.add_initializer() = t;
+  for (const auto& v : branch.value_info()) *g.add_value_info() = v;
+  return ok_status();
+}
+
+namespace {
+
+int64_t default_opset(const onnx::ModelProto& m) {
+  for (const auto& o : m.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  return 0;
+}
+
+// Appends a Constant node making `name` from `t`.
+void add_constant(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& name,
+                  const NamedTensor& t) {
+  onnx::NodeProto* c = nodes.Add();
+  c->set_op_type("Constant");
+  c->set_name(name);
+  c->add_output(name);
+  onnx::AttributeProto* a = c->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->ParseFromString(serialize_tensor_proto(t));
+  a->mutable_t()->set_name(name);
+}
+
+NamedTensor int64_scalar(int64_t v) {
+  std::vector<std::byte> bytes(sizeof(int64_t));
+  std::memcpy(bytes.data(), &v, sizeof v);
+  return {"", *Tensor::from_bytes(DType::int64, {}, std::move(bytes))};
+}
+
+// One iteration of a body: its nodes renamed with `prefix`, inputs bound by `bound` (body input
+// name -> outer value), appended to `nodes`; its initializers moved to `g`. Returns the body's
+// output names as the outer values they became.
+std::vector<std::string> stamp_body(const onnx::GraphProto& body, const std::string& prefix,
+                                    const std::unordered_map<std::string, std::string>& bound, onnx::GraphProto& g,
+                                    google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes) {
+  std::unordered_map<std::string, std::string> renamed = bound;
+  for (const auto& n : body.node())
+    for (const auto& o : n.output())
+      if (!o.empty()) renamed[o] = prefix + o;
+  for (const auto& t : body.initializer()) renamed[t.name()] = prefix + t.name();
+  onnx::GraphProto copy = body;
+  rename_values(copy, renamed);
+  for (auto& n : *copy.mutable_node()) {
+    n.set_name(prefix + (n.name().empty() ? n.op_type() : n.name()));
+    *nodes.Add() = n;
+  }
+  for (const auto& t : copy.initializer()) *g.add_initializer() = t;
+  std::vector<std::string> outputs;
+  for (const auto& o : body.output()) {
+    const auto it = renamed.find(o.name());
+    outputs.push_back(it == renamed.end() ? o.name() : it->second);
+  }
+  return outputs;
+}
+
+// Stacks per-iteration values along a new axis 0 into `out`.
+Status stack(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, onnx::GraphProto& g, int64_t opset,
+           const std::string& prefix, const std::vector<std::string>& parts, const std::string& out) {
+  std::string axes;
+  if (opset >= 13) {
+    axes = unused_name(g, prefix + "axes0");
+    std::vector<std::byte> bytes(sizeof(int64_t), std::byte{0});
+    PARITY_TRY(add_initializer(g, {axes, *Tensor::from_bytes(DType::int64, {1}, std::move(bytes))}));
+  }
+  onnx::NodeProto* concat = nullptr;
+  std::vector<std::string> unsqueezed;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    onnx::NodeProto* u = nodes.Add();
+    u->set_op_type("Unsqueeze");
+    u->set_name(prefix + "stack_" + std::to_string(i));
+    u->add_input(parts[i]);
+    if (opset >= 13) {
+      u->add_input(axes);
+    } else {
+      onnx::AttributeProto* a = u->add_attribute();
+      a->set_name("axes");
+      a->set_type(onnx::AttributeProto::INTS);
+      a->add_ints(0);
+    }
+    unsqueezed.push_back(prefix + "stacked_" + std::to_string(i));
+    u->add_output(unsqueezed.back());
+  }
+  concat = nodes.Add();
+  concat->set_op_type("Concat");
+  concat->set_name(prefix + "stack");
+  for (const auto& u : unsqueezed) concat->add_input(u);
+  concat->add_output(out);
+  onnx::AttributeProto* a = concat->add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(0);
+  return ok_status();
+}
+
+void identity(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const std::string& name,
+              const std::string& from, const std::string& to) {
+  onnx::NodeProto* id = nodes.Add();
+  id->set_op_type("Identity");
+  id->set_name(name);
+  id->add_input(from);
+  id->add_output(to);
+}
+
+}  // namespace
+
+Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
+  onnx::GraphProto& g = *impl_->model.mutable_graph();
+  int at = -1;
+  for (int k = 0; k < g.node_size(); ++k)
+    if (g.node(k).op_type() == "Loop" && g.node(k).name() == name) at = k;
+  if (at < 0) return rewrite_error("no top-level Loop node '" + name + "'");
+  if (trips < 1) return rewrite_error("Loop '" + name + "': nothing to unroll for " + std::to_string(trips) + " trips");
+  const onnx::NodeProto node = g.node(at);
+  const onnx::GraphProto* body = nullptr;
+  for (const auto& a : node.attribute())
+    if (a.name() == "body" && a.has_g()) body = &a.g();
+  if (!body || body->input_size() < 2 || body->output_size() < 1)
+    return rewrite_error("Loop '" + name + "' has no usable body");
+  const int carried = node.input_size() - 2;
+  // A loop whose body may turn its condition false could stop early: its trip count is not fixed.
+  const std::string& cond_in = body->input(1).name();
+  const std::string& cond_out = body->output(0).name();
+  bool fixed = cond_out == cond_in;
+  for (const auto& n : body->node())
+    if (!fixed && n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == cond_out)
+      for (const auto& a : n.attribute())
+        if (a.name() == "value" && a.has_t() && a.t().int32_data_size() + a.t().raw_data().size() > 0)
+          fixed = a.t().raw_data().empty() ? a.t().int32_data(0) != 0 : a.t().raw_data()[0] != 0;
+  if (!fixed)
+    return rewrite_error("Loop '" + name + "' may stop before its trip count (its body computes the condition)",
+                         "bisect compares it as one node");
+  const int64_t opset = default_opset(impl_->model);
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int k = 0; k < at; ++k) *nodes.Add() = g.node(k);
+  std::vector<std::string> current;
+  for (int k = 0; k < carried; ++k) current.push_back(node.input(2 + k));
+  std::string cond = node.input_size() > 1 ? node.input(1) : "";
+  if (cond.empty()) {
+    cond = unused_name(g, name + "/cond");
+    std::vector<std::byte> one{std::byte{1}};
+    add_constant(nodes, cond, {cond, *Tensor::from_bytes(DType::boolean, {}, std::move(one))});
+  }
+  const int scans = body->output_size() - 1 - carried;
+  std::vector<std::vector<std::string>> parts(static_cast<std::size_t>(std::max(scans, 0)));
+  for (int64_t i = 0; i < trips; ++i) {
+    const std::string prefix = name + "/iter" + std::to_string(i) + "/";
+    std::unordered_map<std::string, std::string> bound;
+    const std::string iteration = prefix + "iteration";
+    add_constant(nodes, iteration, int64_scalar(i));
+    bound[body->input(0).name()] = iteration;
+    bound[cond_in] = cond;
+    for (int k = 0; k < carried && 2 + k < body->input_size(); ++k) bound[body->input(2 + k).name()] = current[k];
+    const auto outs = stamp_body(*body, prefix, bound, g, nodes);
+    for (int k = 0; k < carried; ++k) current[k] = outs[1 + k];
+    for (int j = 0; j < scans; ++j) parts[j].push_back(outs[1 + carried + j]);
+  }
+  for (int k = 0; k < carried && k < node.output_size(); ++k)
+    identity(nodes, name + "/final_" + std::to_string(k), current[k], node.output(k));
+  for (int j = 0; j < scans && carried + j < node.output_size(); ++j)
+    PARITY_TRY(stack(nodes, g, opset, name + "/scan" + std::to_string(j) + "/", parts[j], node.output(carried + j)));
+  for (int k = at + 1; k < g.node_size(); ++k) *nodes.Add() = g.node(k);
+  g.mutable_node()->Swap(&nodes);
+  return ok_status();
+}
+
+Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
+  onnx::GraphProto& g = *impl_->model.mutable_graph();
+  int at = -1;
+  for (int k = 0; k < g.node_size(); ++k)
+    if (g.node(k).op_type() == "Scan" && g.node(k).name() == name) at = k;
+  if (at < 0) return rewrite_error("no top-level Scan node '" + name + "'");
+  const onnx::NodeProto node = g.node(at);
+  const onnx::GraphProto* body = nullptr;
+  int64_t scan_inputs = -1;
+  for (const auto& a : node.attribute()) {
+    if (a.name() == "body" && a.has_g()) body = &a.g();
+    if (a.name() == "num_scan_inputs") scan_inputs = a.i();
+    const bool layout = a.name() == "scan_input_axes" || a.name() == "scan_input_directions" ||
+                        a.name() == "scan_output_axes" || a.name() == "scan_output_directions";
+    if (layout && std::any_of(a.ints().begin(), a.ints().end(), [](int64_t v) { return v != 0; }))
+      return rewrite_error("Scan '" + name + "' scans along another axis or backwards", "only axis 0, forward, is unrolled");
+  }
+  if (!body || scan_inputs < 1 || length < 1) return rewrite_error("Scan '" + name + "' has no usable body or length");
+  const int states = node.input_size() - static_cast<int>(scan_inputs);
+  const int64_t opset = default_opset(impl_->model);
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int k = 0; k < at; ++k) *nodes.Add() = g.node(k);
+  std::vector<std::string> current;
+  for (int k = 0; k < states; ++k) current.push_back(node.input(k));
+  const int scans_out = body->output_size() - states;
+  std::vector<std::vector<std::string>> parts(static_cast<std::size_t>(std::max(scans_out, 0)));
+  for (int64_t i = 0; i < length; ++i) {
+    const std::string prefix = name + "/iter" + std::to_string(i) + "/";
+    std::unordered_map<std::string, std::string> bound;
+    for (int k = 0; k < states; ++k) bound[body->input(k).name()] = current[k];
+    const std::string index = prefix + "index";
+    add_constant(nodes, index, int64_scalar(i));
+    for (int m = 0; m < scan_inputs; ++m) {
+      onnx::NodeProto* slice = nodes.Add();
+      slice->set_op_type("Gather");
+      slice->set_name(prefix + "slice_" + std::to_string(m));
+      slice->add_input(node.input(states + m));
+      slice->add_input(index);
+      slice->add_output(prefix + "slice_" + std::to_string(m));
+      bound[body->input(states + m).name()] = slice->output(0);
+    }
+    const auto outs = stamp_body(*body, prefix, bound, g, nodes);
+    for (int k = 0; k < states; ++k) current[k] = outs[k];
+    for (int j = 0; j < scans_out; ++j) parts[j].push_back(outs[states + j]);
+  }
+  for (int k = 0; k < states && k < node.output_size(); ++k)
+    identity(nodes, name + "/final_" + std::to_string(k), current[k], node.output(k));
+  for (int j = 0; j < scans_out && states + j < node.output_size(); ++j)
+    PARITY_TRY(stack(nodes, g, opset, name + "/scan" + std::to_string(j) + "/", parts[j], node.output(states + j)));
+  for (int k = at + 1; k < g.node_size(); ++k) *nodes.Add() = g.node(k);
+  g.mutable_node()->Swap(&nodes);
   return ok_status();
 }
 

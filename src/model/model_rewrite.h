@@ -35,6 +35,20 @@ class ModelRewriter {
   Result<std::vector<std::string>> replace_with_constants(const std::vector<NamedTensor>& values);
   // Orders the nodes topologically (a file that lists a consumer before its producer).
   Status sort_topologically();
+  // Replaces top-level If node `name` by the nodes of one branch (then_branch when `then_taken`),
+  // in its place: the branch's initializers and value_info move to the graph, its outputs take the
+  // If's output names (an Identity where a branch passes an outer value through), and a value it
+  // defines whose name the graph already uses is renamed ("<if>/<name>"), in nested subgraphs too.
+  // Node names are kept, so a culprit inside the branch keeps its name. Nested Ifs become top-level.
+  Status inline_if(const std::string& name, bool then_taken);
+  // Replaces top-level Loop `name` by `trips` copies of its body, iteration i's nodes and values
+  // named "<loop>/iter<i>/<name>": the iteration number a Constant, loop-carried values chained,
+  // scan outputs stacked (Unsqueeze + Concat on axis 0). Only a loop that cannot stop early (its
+  // body passes the condition through unchanged, or makes it a constant true) is unrolled.
+  Status unroll_loop(const std::string& name, int64_t trips);
+  // The same for top-level Scan `name` over `length` steps along axis 0, forward (slices by
+  // Gather, scan outputs stacked); other axes or directions are refused.
+  Status unroll_scan(const std::string& name, int64_t length);
 
   Status save(const std::filesystem::path& path) const;
 

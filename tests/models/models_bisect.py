@@ -42,6 +42,92 @@ def bisect_if_dq():
                   _dq_inits() + [_init("cond", np.array(True)), _init("two", np.float32(2.0))])
 
 
+def bisect_if_whole_network():
+    """The audio models' layout: a top-level If whose condition is computed (sr > 12000, sr a
+    graph input of 16000 through an initializer) holds the whole network, with a nested If inside.
+    then: dq_bias (the WebGPU bug) -> add_bias -> nested If(inner_cond: Relu, else Neg) -> h2;
+    else: Identity(x). Outside: scale_out (Mul 2) -> y. Bisect must inline the taken branches and
+    name dq_bias, inside them."""
+    inner_then = helper.make_graph([helper.make_node("Relu", ["h"], ["inner_out"], name="inner_relu")], "inner_then",
+                                   [], [_vi("inner_out", TensorProto.FLOAT, [16])])
+    inner_else = helper.make_graph([helper.make_node("Neg", ["h"], ["inner_out"], name="inner_neg")], "inner_else",
+                                   [], [_vi("inner_out", TensorProto.FLOAT, [16])])
+    then_g = helper.make_graph(
+        [_dq_bias(),
+         helper.make_node("Add", ["x", "bias"], ["h"], name="add_bias"),
+         helper.make_node("If", ["inner_cond"], ["h2"], then_branch=inner_then, else_branch=inner_else,
+                          name="if_inner")],
+        "then_branch", [], [_vi("h2", TensorProto.FLOAT, [16])])
+    else_g = helper.make_graph([helper.make_node("Identity", ["x"], ["passthrough"], name="else_identity")],
+                               "else_branch", [], [_vi("passthrough", TensorProto.FLOAT, [16])])
+    nodes = [helper.make_node("Greater", ["sr", "sr_threshold"], ["wide_band"], name="is_wide_band"),
+             helper.make_node("If", ["wide_band"], ["branch"], then_branch=then_g, else_branch=else_g,
+                              name="if_sample_rate"),
+             helper.make_node("Mul", ["branch", "two"], ["y"], name="scale_out")]
+    return _model(nodes,
+                  [_vi("x", TensorProto.FLOAT, [16]), _vi("bias_q", TensorProto.INT8, [16])],
+                  [_vi("y", TensorProto.FLOAT, [16])],
+                  _dq_inits() + [_init("sr", np.array(16000, np.int64)), _init("sr_threshold", np.array(12000, np.int64)),
+                                 _init("inner_cond", np.array(True)), _init("two", np.float32(2.0))])
+
+
+def bisect_loop_dq():
+    """A Loop with a fixed trip count (3) whose body holds the WebGPU bug: each iteration
+    h <- tanh(h + dq_bias(bias_q)) (bias_q an outer graph input), and stacks h as a scan output.
+    Bisect unrolls it and names loop_body/iter0/dq_bias, the first iteration's copy."""
+    body = helper.make_graph(
+        [_dq_bias(),
+         helper.make_node("Add", ["h_in", "bias"], ["pre"], name="add_bias"),
+         helper.make_node("Tanh", ["pre"], ["h_out"], name="squash"),
+         helper.make_node("Identity", ["h_out"], ["h_scan"], name="keep")],
+        "loop_body",
+        [_vi("iteration", TensorProto.INT64, []), _vi("cond_in", TensorProto.BOOL, []),
+         _vi("h_in", TensorProto.FLOAT, [16])],
+        [_vi("cond_in", TensorProto.BOOL, []), _vi("h_out", TensorProto.FLOAT, [16]),
+         _vi("h_scan", TensorProto.FLOAT, [16])])
+    nodes = [helper.make_node("Loop", ["trips", "", "x"], ["h_final", "h_all"], body=body, name="loop_body"),
+             helper.make_node("Mul", ["h_final", "two"], ["y"], name="scale_out")]
+    return _model(nodes,
+                  [_vi("x", TensorProto.FLOAT, [16]), _vi("bias_q", TensorProto.INT8, [16])],
+                  [_vi("y", TensorProto.FLOAT, [16]), _vi("h_all", TensorProto.FLOAT, [3, 16])],
+                  _dq_inits() + [_init("trips", np.array(3, np.int64)), _init("two", np.float32(2.0))])
+
+
+def bisect_loop_early_stop():
+    """A Loop of up to 5 trips whose body stops it after 2 (cond_out = iteration < 1): its trip count
+    is not fixed, so bisect must not unroll it."""
+    body = helper.make_graph(
+        [helper.make_node("Less", ["iteration", "one"], ["cond_out"], name="keep_going"),
+         helper.make_node("Relu", ["h_in"], ["h_out"], name="body_relu")],
+        "early_body",
+        [_vi("iteration", TensorProto.INT64, []), _vi("cond_in", TensorProto.BOOL, []),
+         _vi("h_in", TensorProto.FLOAT, [16])],
+        [_vi("cond_out", TensorProto.BOOL, []), _vi("h_out", TensorProto.FLOAT, [16])])
+    nodes = [helper.make_node("Loop", ["trips", "", "x"], ["y"], body=body, name="early_loop")]
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, [16])], [_vi("y", TensorProto.FLOAT, [16])],
+                  [_init("trips", np.array(5, np.int64)), _init("one", np.array(1, np.int64))])
+
+
+def bisect_scan_dq():
+    """A Scan over x[3,16] (axis 0, forward) with state s[16]: s <- s + x_t + dq_bias(bias_q);
+    the planted bug inside the body. Bisect unrolls it and names scan_body/iter0/dq_bias."""
+    body = helper.make_graph(
+        [_dq_bias(),
+         helper.make_node("Add", ["s_in", "x_t"], ["sum"], name="accumulate"),
+         helper.make_node("Add", ["sum", "bias"], ["s_out"], name="add_bias"),
+         helper.make_node("Identity", ["s_out"], ["s_scan"], name="keep")],
+        "scan_body",
+        [_vi("s_in", TensorProto.FLOAT, [16]), _vi("x_t", TensorProto.FLOAT, [16])],
+        [_vi("s_out", TensorProto.FLOAT, [16]), _vi("s_scan", TensorProto.FLOAT, [16])])
+    nodes = [helper.make_node("Scan", ["s0", "x"], ["s_final", "s_all"], body=body, num_scan_inputs=1,
+                              name="scan_body"),
+             helper.make_node("Mul", ["s_final", "two"], ["y"], name="scale_out")]
+    return _model(nodes,
+                  [_vi("x", TensorProto.FLOAT, [3, 16]), _vi("bias_q", TensorProto.INT8, [16])],
+                  [_vi("y", TensorProto.FLOAT, [16]), _vi("s_all", TensorProto.FLOAT, [3, 16])],
+                  _dq_inits() + [_init("s0", np.zeros(16, np.float32)), _init("two", np.float32(2.0))])
+
+
 def bisect_if_clean():
     """x[16] -> Relu -> If(cond: then Sigmoid, else Neg) -> Mul 2 -> y: control flow, every node right."""
     then_g = helper.make_graph([helper.make_node("Sigmoid", ["r"], ["branch_out"], name="then_sigmoid")],
@@ -112,5 +198,5 @@ def bisect_local_max_mask():
                   [_vi("scores", TensorProto.FLOAT, [1, 1, 8, 8])], opset=17)
 
 
-GENERATORS = [bisect_deep_chain, bisect_if_dq, bisect_if_clean, bisect_nan_one_side, bisect_untyped_chain,
+GENERATORS = [bisect_loop_early_stop, bisect_loop_dq, bisect_scan_dq, bisect_if_whole_network, bisect_deep_chain, bisect_if_dq, bisect_if_clean, bisect_nan_one_side, bisect_untyped_chain,
               bisect_local_max_mask]

@@ -67,13 +67,17 @@ std::string unmet_requirement(std::string_view r) {
       if (!fs::exists(models + f)) return "no " + models + f + install;
     return "";
   }
+  if (r == "vad-model") {
+    const std::string model = std::string(PARITY_THIRD_PARTY) + "/models/silero_vad_v5.onnx";
+    return fs::exists(model) ? "" : "no " + model + install;
+  }
   if (r == "slow") {
     const char* skip = std::getenv("PARITY_SKIP_SLOW");
     return skip != nullptr && std::string_view(skip) == "1" ? "a slow test, and PARITY_SKIP_SLOW=1" : "";
   }
   return "unknown requirement '" + std::string(r) +
          "' (known: chromium, webgpu-adapter, mock-icd, vulkan-loader, onnx-testdata, numpy, ocr-models, "
-         "slow)";
+         "vad-model, slow)";
 }
 
 }  // namespace parity::testing
