@@ -747,7 +747,8 @@ namespace {
 Result<std::map<std::string, bool>> condition_values(const BisectOptions& options, const fs::path& model,
                                                      const model::GraphFacts& facts,
                                                      const std::vector<const model::FactNode*>& ifs,
-                                                     const probe::InputPlan& plan, const fs::path& work, int level) {
+                                                     const probe::InputPlan& plan, const fs::path& work,
+                                                     int level) {
   std::map<std::string, bool> out;
   std::vector<std::string> computed;
   auto truth = [](const Tensor& t) { return t.numel() == 1 && t.element_as_double(0) != 0; };
@@ -792,7 +793,8 @@ Result<bool> unroll(model::ModelRewriter& rewriter, const model::FactNode& n, co
   if (n.op_type == "Loop") {
     if (const Tensor* m = facts.constant_value(n.input(0)); m && m->numel() == 1)
       steps = static_cast<int64_t>(m->element_as_double(0));
-  } else if (const auto shape = facts.shape_of(n.inputs.empty() ? "" : n.inputs.back()); shape && !shape->empty()) {
+  } else if (const auto shape = facts.shape_of(n.inputs.empty() ? "" : n.inputs.back());
+             shape && !shape->empty()) {
     steps = (*shape)[0];
   }
   if (steps < 1) {
@@ -805,7 +807,8 @@ Result<bool> unroll(model::ModelRewriter& rewriter, const model::FactNode& n, co
                     std::to_string(n.subgraph_nodes) + " nodes exceed " + std::to_string(kMaxUnrolledNodes));
     return false;
   }
-  Status done = n.op_type == "Loop" ? rewriter.unroll_loop(n.name, steps) : rewriter.unroll_scan(n.name, steps);
+  Status done =
+      n.op_type == "Loop" ? rewriter.unroll_loop(n.name, steps) : rewriter.unroll_scan(n.name, steps);
   if (!done.ok()) {
     notes.push_back(n.op_type + " " + n.name + " not unrolled: " + done.error().message);
     return false;
@@ -844,8 +847,8 @@ Result<fs::path> inline_taken_branches(const BisectOptions& options, const probe
       PARITY_TRY(rewriter.inline_if(n->name, it->second));
       changed = true;
       const std::string note = "inlined If " + n->name + ": " + (it->second ? "then_branch" : "else_branch") +
-                               " taken (condition '" + n->input(0) + "' is " + (it->second ? "true" : "false") +
-                               " on " + options.reference.label + ")";
+                               " taken (condition '" + n->input(0) + "' is " +
+                               (it->second ? "true" : "false") + " on " + options.reference.label + ")";
       notes.push_back(note);
       if (progress) progress(note);
     }
@@ -891,7 +894,8 @@ Result<BisectReport> run_bisect(const BisectOptions& given, const ProgressSink& 
   PARITY_ASSIGN_OR_RETURN(work, ScratchDir::create("parity-bisect", Stage::write_output));
   BisectOptions options = given;
   if (original.has_control_flow) {
-    PARITY_ASSIGN_OR_RETURN(inlined, inline_taken_branches(given, plan, work.path(), options.rewrite_notes, progress));
+    PARITY_ASSIGN_OR_RETURN(inlined,
+                            inline_taken_branches(given, plan, work.path(), options.rewrite_notes, progress));
     options.source_model = given.model_path;
     options.model_path = inlined;
   }

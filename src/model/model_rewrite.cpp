@@ -252,7 +252,8 @@ Status ModelRewriter::inline_if(const std::string& name, bool then_taken) {
   onnx::GraphProto& g = *impl_->model.mutable_graph();
   int at = -1;
   for (int k = 0; k < g.node_size(); ++k)
-    if (g.node(k).op_type() == "If" && (g.node(k).name() == name || "If_" + std::to_string(k) == name)) at = k;
+    if (g.node(k).op_type() == "If" && (g.node(k).name() == name || "If_" + std::to_string(k) == name))
+      at = k;
   if (at < 0) return rewrite_error("no top-level If node '" + name + "'");
   const onnx::NodeProto node = g.node(at);
   const char* wanted_branch = then_taken ? "then_branch" : "else_branch";
@@ -343,7 +344,8 @@ NamedTensor int64_scalar(int64_t v) {
 // name -> outer value), appended to `nodes`; its initializers moved to `g`. Returns the body's
 // output names as the outer values they became.
 std::vector<std::string> stamp_body(const onnx::GraphProto& body, const std::string& prefix,
-                                    const std::unordered_map<std::string, std::string>& bound, onnx::GraphProto& g,
+                                    const std::unordered_map<std::string, std::string>& bound,
+                                    onnx::GraphProto& g,
                                     google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes) {
   std::unordered_map<std::string, std::string> renamed = bound;
   for (const auto& n : body.node())
@@ -367,7 +369,7 @@ std::vector<std::string> stamp_body(const onnx::GraphProto& body, const std::str
 
 // Stacks per-iteration values along a new axis 0 into `out`.
 Status stack(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, onnx::GraphProto& g, int64_t opset,
-           const std::string& prefix, const std::vector<std::string>& parts, const std::string& out) {
+             const std::string& prefix, const std::vector<std::string>& parts, const std::string& out) {
   std::string axes;
   if (opset >= 13) {
     axes = unused_name(g, prefix + "axes0");
@@ -421,7 +423,8 @@ Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
   for (int k = 0; k < g.node_size(); ++k)
     if (g.node(k).op_type() == "Loop" && g.node(k).name() == name) at = k;
   if (at < 0) return rewrite_error("no top-level Loop node '" + name + "'");
-  if (trips < 1) return rewrite_error("Loop '" + name + "': nothing to unroll for " + std::to_string(trips) + " trips");
+  if (trips < 1)
+    return rewrite_error("Loop '" + name + "': nothing to unroll for " + std::to_string(trips) + " trips");
   const onnx::NodeProto node = g.node(at);
   const onnx::GraphProto* body = nullptr;
   for (const auto& a : node.attribute())
@@ -439,8 +442,9 @@ Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
         if (a.name() == "value" && a.has_t() && a.t().int32_data_size() + a.t().raw_data().size() > 0)
           fixed = a.t().raw_data().empty() ? a.t().int32_data(0) != 0 : a.t().raw_data()[0] != 0;
   if (!fixed)
-    return rewrite_error("Loop '" + name + "' may stop before its trip count (its body computes the condition)",
-                         "bisect compares it as one node");
+    return rewrite_error(
+        "Loop '" + name + "' may stop before its trip count (its body computes the condition)",
+        "bisect compares it as one node");
   const int64_t opset = default_opset(impl_->model);
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   for (int k = 0; k < at; ++k) *nodes.Add() = g.node(k);
@@ -461,7 +465,8 @@ Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
     add_constant(nodes, iteration, int64_scalar(i));
     bound[body->input(0).name()] = iteration;
     bound[cond_in] = cond;
-    for (int k = 0; k < carried && 2 + k < body->input_size(); ++k) bound[body->input(2 + k).name()] = current[k];
+    for (int k = 0; k < carried && 2 + k < body->input_size(); ++k)
+      bound[body->input(2 + k).name()] = current[k];
     const auto outs = stamp_body(*body, prefix, bound, g, nodes);
     for (int k = 0; k < carried; ++k) current[k] = outs[1 + k];
     for (int j = 0; j < scans; ++j) parts[j].push_back(outs[1 + carried + j]);
@@ -469,7 +474,8 @@ Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
   for (int k = 0; k < carried && k < node.output_size(); ++k)
     identity(nodes, name + "/final_" + std::to_string(k), current[k], node.output(k));
   for (int j = 0; j < scans && carried + j < node.output_size(); ++j)
-    PARITY_TRY(stack(nodes, g, opset, name + "/scan" + std::to_string(j) + "/", parts[j], node.output(carried + j)));
+    PARITY_TRY(
+        stack(nodes, g, opset, name + "/scan" + std::to_string(j) + "/", parts[j], node.output(carried + j)));
   for (int k = at + 1; k < g.node_size(); ++k) *nodes.Add() = g.node(k);
   g.mutable_node()->Swap(&nodes);
   return ok_status();
@@ -490,9 +496,11 @@ Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
     const bool layout = a.name() == "scan_input_axes" || a.name() == "scan_input_directions" ||
                         a.name() == "scan_output_axes" || a.name() == "scan_output_directions";
     if (layout && std::any_of(a.ints().begin(), a.ints().end(), [](int64_t v) { return v != 0; }))
-      return rewrite_error("Scan '" + name + "' scans along another axis or backwards", "only axis 0, forward, is unrolled");
+      return rewrite_error("Scan '" + name + "' scans along another axis or backwards",
+                           "only axis 0, forward, is unrolled");
   }
-  if (!body || scan_inputs < 1 || length < 1) return rewrite_error("Scan '" + name + "' has no usable body or length");
+  if (!body || scan_inputs < 1 || length < 1)
+    return rewrite_error("Scan '" + name + "' has no usable body or length");
   const int states = node.input_size() - static_cast<int>(scan_inputs);
   const int64_t opset = default_opset(impl_->model);
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
@@ -523,7 +531,8 @@ Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
   for (int k = 0; k < states && k < node.output_size(); ++k)
     identity(nodes, name + "/final_" + std::to_string(k), current[k], node.output(k));
   for (int j = 0; j < scans_out && states + j < node.output_size(); ++j)
-    PARITY_TRY(stack(nodes, g, opset, name + "/scan" + std::to_string(j) + "/", parts[j], node.output(states + j)));
+    PARITY_TRY(
+        stack(nodes, g, opset, name + "/scan" + std::to_string(j) + "/", parts[j], node.output(states + j)));
   for (int k = at + 1; k < g.node_size(); ++k) *nodes.Add() = g.node(k);
   g.mutable_node()->Swap(&nodes);
   return ok_status();

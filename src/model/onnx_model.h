@@ -33,7 +33,8 @@ struct ValueInfo {
 };
 
 // A control-flow node (If/Loop/Scan) and the size of the subgraphs it carries: bisect and the
-// backends see it as one opaque node, so `inspect` names it.
+// backends see it as one node, and bisect rewrites it (inlines an If, unrolls a Loop or Scan), so
+// `inspect` names it.
 struct ControlFlowNode {
   std::string name;
   std::string op_type;

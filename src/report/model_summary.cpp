@@ -83,8 +83,10 @@ std::string model_summary(const model::ModelInfo& m, const probe::MissingShapes&
   out += fmt::format("{:<11}{} at the top level, {} op types; {}\n", "nodes", m.node_count,
                      m.op_counts.size(), m.control_flow.empty() ? "no control flow" : "control flow:");
   for (const auto& cf : m.control_flow)
-    out += fmt::format("{:<11}{} '{}' runs {} nodes in its subgraphs (bisect sees it as one node)\n", "",
-                       cf.op_type, cf.name, cf.subgraph_nodes);
+    out += fmt::format("{:<11}{} '{}' runs {} nodes in its subgraphs ({})\n", "", cf.op_type, cf.name,
+                       cf.subgraph_nodes,
+                       cf.op_type == "If" ? "bisect inlines the branch the reference takes"
+                                          : "bisect unrolls it when its length is fixed");
   out += fmt::format(
       "{:<11}{} initializers, {}{}\n", "weights", m.initializer_count,
       probe::describe_bytes(m.initializer_bytes),

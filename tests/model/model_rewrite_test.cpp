@@ -2,12 +2,13 @@
 // early, a Scan along another axis) and what they write (unrolled nodes named per iteration).
 // Their numbers are checked end to end by the bisect fixtures (if_whole_network, loop_dq, scan_dq),
 // where bisect compares the rewritten graph with the original on the reference.
+#include "model/model_rewrite.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "model/graph_facts.h"
-#include "model/model_rewrite.h"
 #include "support/temp_dir.h"
 
 namespace parity::model {
@@ -32,7 +33,8 @@ TEST(ModelRewrite, UnrolledLoopNamesEveryIterationsNodes) {
   auto facts = read_graph_facts(tmp.path() / "unrolled.onnx");
   ASSERT_TRUE(facts.ok()) << facts.error().describe();
   auto has = [&](const std::string& name) {
-    return std::any_of(facts->nodes.begin(), facts->nodes.end(), [&](const auto& n) { return n.name == name; });
+    return std::any_of(facts->nodes.begin(), facts->nodes.end(),
+                       [&](const auto& n) { return n.name == name; });
   };
   for (const char* n : {"loop_body/iter0/dq_bias", "loop_body/iter2/squash", "loop_body/scan0/stack"})
     EXPECT_TRUE(has(n)) << n;
