@@ -2,7 +2,8 @@
 # machine has NVIDIA's driver but no Vulkan loader: this unpacks the carried loader/glvnd .debs,
 # points Vulkan at NVIDIA's ICD and unpacks the carried ORT 1.30.0 (FIELD_NOTES, "The GPU machine").
 # Needs: carry (the folder scripts/gpu_pack.sh made) and work (scratch). Sets: ort, parity (an
-# array: parity with its own shared libraries; python keeps the system's).
+# array: parity with its own shared libraries; python keeps the system's), and p ARGS: one parity
+# command on that ORT, framed and timed out (STEP_TIMEOUT_S, default 240).
 for f in "$carry"/debs/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
 ldconfig
 nv=/usr/local/nvidia/share
@@ -24,3 +25,4 @@ if [ -f "$carry/layer/libparity_vk_chaos.so" ]; then
     "$carry/layer/parity_vk_chaos.json" > "$work/lib/parity_vk_chaos.json"
 fi
 parity=(env "LD_LIBRARY_PATH=$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/bin/parity")
+p() { echo "=== parity $*"; timeout "${STEP_TIMEOUT_S:-240}" "${parity[@]}" "$@" --ort-lib "$ort"; echo "=== exit $?"; }

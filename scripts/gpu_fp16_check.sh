@@ -12,7 +12,6 @@ work=${WORK:-/tmp/gpusweep}
 mkdir -p "$out" "$work/models"
 exec > >(tee -a "$out/fp16_check.txt") 2>&1
 source "$root/scripts/gpu_env.sh"
-p() { echo "=== parity $*"; timeout 240 "${parity[@]}" "$@" --ort-lib "$ort"; echo "=== exit $?"; }
 
 # The fp16 files, generated the way the sweep does.
 det=$carry/models/ch_PP-OCRv4_det_infer.onnx

@@ -12,7 +12,6 @@ work=${WORK:-/tmp/gpusweep}
 mkdir -p "$out" "$work/models"
 exec > >(tee -a "$out/lint.txt") 2>&1
 source "$root/scripts/gpu_env.sh"
-p() { echo "=== parity $*"; timeout 240 "${parity[@]}" "$@" --ort-lib "$ort"; echo "=== exit $?"; }
 
 findings=$work/findings
 rm -rf "$findings" && cp -r "$root/docs/findings" "$findings"

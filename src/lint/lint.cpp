@@ -185,8 +185,8 @@ bool computes_integers_only(const model::GraphFacts& facts, const std::string& n
   return false;
 }
 
-void add_live_hits(const LintOptions& options, const model::GraphFacts& facts,
-                   const std::vector<BackendCheck>& checks, std::vector<LintHit>& hits) {
+void add_live_hits(const model::GraphFacts& facts, const std::vector<BackendCheck>& checks,
+                   std::vector<LintHit>& hits) {
   const Rule& fallback = *find_rule("ep-cpu-fallback");
   const Rule& opset = *find_rule("opset-too-new");
   LintHit placed = make_hit(fallback, {});
@@ -238,7 +238,6 @@ void add_live_hits(const LintOptions& options, const model::GraphFacts& facts,
                                  kNewestKnownOpset);
     refused.backends.push_back({"", "", "", Severity::error, "static: the model's opset_import"});
   }
-  (void)options;
   for (LintHit* h : {&refused, &placed})
     if (!h->backends.empty()) {
       finish(*h);
@@ -331,7 +330,7 @@ Result<LintReport> run_lint(const LintOptions& options, const probe::ProgressSin
     finish(hit);
     report.hits.push_back(std::move(hit));
   }
-  add_live_hits(options, facts, report.checks, report.hits);
+  add_live_hits(facts, report.checks, report.hits);
   std::stable_sort(report.hits.begin(), report.hits.end(),
                    [](const LintHit& a, const LintHit& b) { return a.severity > b.severity; });
   return report;

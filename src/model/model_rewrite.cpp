@@ -415,13 +415,35 @@ void identity(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const 
   id->add_output(to);
 }
 
+// The unrolled copies' results under the node's own output names (final states, then stacked scan
+// outputs), then the nodes after it.
+Status close_unrolled(onnx::GraphProto& g, google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                      const onnx::NodeProto& node, int at, int64_t opset,
+                      const std::vector<std::string>& finals,
+                      const std::vector<std::vector<std::string>>& parts) {
+  const int states = static_cast<int>(finals.size());
+  for (int k = 0; k < states && k < node.output_size(); ++k)
+    identity(nodes, node.name() + "/final_" + std::to_string(k), finals[k], node.output(k));
+  for (int j = 0; j < static_cast<int>(parts.size()) && states + j < node.output_size(); ++j)
+    PARITY_TRY(stack(nodes, g, opset, node.name() + "/scan" + std::to_string(j) + "/", parts[j],
+                     node.output(states + j)));
+  for (int k = at + 1; k < g.node_size(); ++k) *nodes.Add() = g.node(k);
+  g.mutable_node()->Swap(&nodes);
+  return ok_status();
+}
+
+// Index of top-level node `name` of type `op`, or -1.
+int find_top_level(const onnx::GraphProto& g, const char* op, const std::string& name) {
+  for (int k = 0; k < g.node_size(); ++k)
+    if (g.node(k).op_type() == op && g.node(k).name() == name) return k;
+  return -1;
+}
+
 }  // namespace
 
 Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
   onnx::GraphProto& g = *impl_->model.mutable_graph();
-  int at = -1;
-  for (int k = 0; k < g.node_size(); ++k)
-    if (g.node(k).op_type() == "Loop" && g.node(k).name() == name) at = k;
+  const int at = find_top_level(g, "Loop", name);
   if (at < 0) return rewrite_error("no top-level Loop node '" + name + "'");
   if (trips < 1)
     return rewrite_error("Loop '" + name + "': nothing to unroll for " + std::to_string(trips) + " trips");
@@ -471,21 +493,12 @@ Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
     for (int k = 0; k < carried; ++k) current[k] = outs[1 + k];
     for (int j = 0; j < scans; ++j) parts[j].push_back(outs[1 + carried + j]);
   }
-  for (int k = 0; k < carried && k < node.output_size(); ++k)
-    identity(nodes, name + "/final_" + std::to_string(k), current[k], node.output(k));
-  for (int j = 0; j < scans && carried + j < node.output_size(); ++j)
-    PARITY_TRY(
-        stack(nodes, g, opset, name + "/scan" + std::to_string(j) + "/", parts[j], node.output(carried + j)));
-  for (int k = at + 1; k < g.node_size(); ++k) *nodes.Add() = g.node(k);
-  g.mutable_node()->Swap(&nodes);
-  return ok_status();
+  return close_unrolled(g, nodes, node, at, opset, current, parts);
 }
 
 Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
   onnx::GraphProto& g = *impl_->model.mutable_graph();
-  int at = -1;
-  for (int k = 0; k < g.node_size(); ++k)
-    if (g.node(k).op_type() == "Scan" && g.node(k).name() == name) at = k;
+  const int at = find_top_level(g, "Scan", name);
   if (at < 0) return rewrite_error("no top-level Scan node '" + name + "'");
   const onnx::NodeProto node = g.node(at);
   const onnx::GraphProto* body = nullptr;
@@ -528,14 +541,7 @@ Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
     for (int k = 0; k < states; ++k) current[k] = outs[k];
     for (int j = 0; j < scans_out; ++j) parts[j].push_back(outs[states + j]);
   }
-  for (int k = 0; k < states && k < node.output_size(); ++k)
-    identity(nodes, name + "/final_" + std::to_string(k), current[k], node.output(k));
-  for (int j = 0; j < scans_out && states + j < node.output_size(); ++j)
-    PARITY_TRY(
-        stack(nodes, g, opset, name + "/scan" + std::to_string(j) + "/", parts[j], node.output(states + j)));
-  for (int k = at + 1; k < g.node_size(); ++k) *nodes.Add() = g.node(k);
-  g.mutable_node()->Swap(&nodes);
-  return ok_status();
+  return close_unrolled(g, nodes, node, at, opset, current, parts);
 }
 
 Status ModelRewriter::save(const std::filesystem::path& path) const {

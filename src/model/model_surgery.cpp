@@ -368,20 +368,6 @@ Result<ModelSurgery> ModelSurgery::open(const std::filesystem::path& path) {
 
 namespace {
 
-Status save_model(const onnx::ModelProto& m, const std::filesystem::path& dst) {
-  std::string bytes;
-  if (!m.SerializeToString(&bytes))
-    return make_error(ErrorKind::internal, Stage::write_output,
-                      "cannot serialize the model for " + dst.string());
-  std::ofstream f(dst, std::ios::binary | std::ios::trunc);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  f.close();
-  if (!f)
-    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + dst.string(),
-                      "check the disk space");
-  return ok_status();
-}
-
 void set_type(onnx::ValueInfoProto& v, const std::string& name, int32_t elem_type,
               const std::optional<Shape>& shape) {
   v.set_name(name);
@@ -411,7 +397,7 @@ Status ModelSurgery::write_exposed(const std::filesystem::path& dst,
                  "add value_info for it to the model (onnx.shape_inference.infer_shapes)");
     set_type(*g.add_output(), name, it->second, std::nullopt);
   }
-  return save_model(m, dst);
+  return detail::save_model(m, dst);
 }
 
 Result<std::vector<std::string>> ModelSurgery::write_subgraph(
@@ -474,7 +460,7 @@ Result<std::vector<std::string>> ModelSurgery::write_subgraph(
       return bad("cannot extract: output '" + o + "' is untyped");
     set_type(*g.add_output(), o, t->second, std::nullopt);
   }
-  PARITY_TRY(save_model(m, dst));
+  PARITY_TRY(detail::save_model(m, dst));
   return graph_inputs;
 }
 

@@ -6,11 +6,13 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/message.h>
+#include <onnx/onnx_pb.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <system_error>
@@ -285,6 +287,20 @@ Error parse_failure(std::string_view bytes, const pb::Descriptor& type, const st
   }
   return bad("could not be parsed as " + kind + " (malformed protobuf)",
              "the file is damaged: export it again");
+}
+
+Status save_model(const onnx::ModelProto& m, const std::filesystem::path& dst) {
+  std::string bytes;
+  if (!m.SerializeToString(&bytes))
+    return make_error(ErrorKind::internal, Stage::write_output,
+                      "cannot serialize the model for " + dst.string());
+  std::ofstream f(dst, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  f.close();
+  if (!f)
+    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + dst.string(),
+                      "check the disk space");
+  return ok_status();
 }
 
 }  // namespace parity::model::detail

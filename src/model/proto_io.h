@@ -21,6 +21,7 @@ class ZeroCopyInputStream;
 }  // namespace google::protobuf
 
 namespace onnx {
+class ModelProto;
 class TensorProto;
 }  // namespace onnx
 
@@ -66,6 +67,9 @@ std::string printable(std::string_view name);
 // "<origin>: the file is truncated: ...". `what` has its article: "an ONNX model", "a TensorProto".
 Error parse_failure(std::string_view bytes, const google::protobuf::Descriptor& type,
                     const std::string& origin, Stage stage, std::string_view what);
+
+// Serializes `m` to `dst` (truncating it); internal error if protobuf cannot, io error if the write fails.
+Status save_model(const onnx::ModelProto& m, const std::filesystem::path& dst);
 
 // Decodes a TensorProto already parsed (an initializer, a Constant's value) with the rules and
 // errors of parse_tensor_proto (tensor_proto.cpp): raw_data or typed fields, external data refused.
