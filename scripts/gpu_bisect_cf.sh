@@ -4,12 +4,8 @@
 #   bash scripts/gpu_bisect_cf.sh [CARRY]      # OUT, WORK as in gpu_sweep.sh
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-carry=$(cd "${1:-$root/build/gpu}" && pwd)
-out=${OUT:-$root/out}
-work=${WORK:-/tmp/gpusweep}
-mkdir -p "$out"
-exec > >(tee -a "$out/bisect_cf.txt") 2>&1
-source "$root/scripts/gpu_env.sh"
+log=bisect_cf.txt
+source "$root/scripts/gpu_env.sh" "${1:-}"
 vad=(--shape input=1,512 --shape state=2,1,128 --range sr=16000,16001 --range state=-0.1,0.1)
 p probe "$carry/models/silero_vad_v5.onnx" -b webgpu "${vad[@]}" -q
 p bisect "$carry/models/silero_vad_v5.onnx" --backend webgpu "${vad[@]}" --out "$work/vad_repro" -q

@@ -1,9 +1,16 @@
 # scripts/gpu_env.sh: sourced by the GPU-machine scripts (gpu_corpus.sh, gpu_sweep.sh). The lent
 # machine has NVIDIA's driver but no Vulkan loader: this unpacks the carried loader/glvnd .debs,
 # points Vulkan at NVIDIA's ICD and unpacks the carried ORT 1.30.0 (FIELD_NOTES, "The GPU machine").
-# Needs: carry (the folder scripts/gpu_pack.sh made) and work (scratch). Sets: ort, parity (an
+# Sourced as `source gpu_env.sh [CARRY]` with root set; carry (default build/gpu, the folder
+# scripts/gpu_pack.sh made), out ($OUT, default ./out) and work ($WORK, default /tmp/gpusweep) are
+# set unless the caller set them, and with log set, the output is also appended to $out/$log. Sets: ort, parity (an
 # array: parity with its own shared libraries; python keeps the system's), and p ARGS: one parity
 # command on that ORT, framed and timed out (STEP_TIMEOUT_S, default 240).
+carry=$(cd "${carry:-${1:-$root/build/gpu}}" && pwd)
+out=${out:-${OUT:-$root/out}}
+work=${work:-${WORK:-/tmp/gpusweep}}
+mkdir -p "$out" "$work/models"
+if [ -n "${log:-}" ]; then exec > >(tee -a "$out/$log") 2>&1; fi
 for f in "$carry"/debs/*.deb; do [ -e "$f" ] && dpkg -x "$f" /; done
 ldconfig
 nv=/usr/local/nvidia/share

@@ -6,12 +6,8 @@
 #   bash scripts/gpu_fp16_check.sh [CARRY]      # OUT, WORK as in gpu_sweep.sh
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-carry=$(cd "${1:-$root/build/gpu}" && pwd)
-out=${OUT:-$root/out}
-work=${WORK:-/tmp/gpusweep}
-mkdir -p "$out" "$work/models"
-exec > >(tee -a "$out/fp16_check.txt") 2>&1
-source "$root/scripts/gpu_env.sh"
+log=fp16_check.txt
+source "$root/scripts/gpu_env.sh" "${1:-}"
 
 # The fp16 files, generated the way the sweep does.
 det=$carry/models/ch_PP-OCRv4_det_infer.onnx

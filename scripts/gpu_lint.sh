@@ -6,12 +6,8 @@
 #   bash scripts/gpu_lint.sh [CARRY]      # OUT, WORK as in gpu_sweep.sh
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-carry=$(cd "${1:-$root/build/gpu}" && pwd)
-out=${OUT:-$root/out}
-work=${WORK:-/tmp/gpusweep}
-mkdir -p "$out" "$work/models"
-exec > >(tee -a "$out/lint.txt") 2>&1
-source "$root/scripts/gpu_env.sh"
+log=lint.txt
+source "$root/scripts/gpu_env.sh" "${1:-}"
 
 findings=$work/findings
 rm -rf "$findings" && cp -r "$root/docs/findings" "$findings"

@@ -2,8 +2,9 @@
 # `parity sweep` on the GPU machine (issue 14's real-GPU cases): a precision ladder on the NVIDIA
 # adapter (PP-OCRv4 det fp32 vs a generated fp16, which SwiftShader cannot run: no shader-f16),
 # the same for torchvision ResNet-50 (exported here by scripts/gpu_corpus_export.py), and a WebGPU
-# size cliff that is real: the driver's maxStorageBufferRange masked to 128 MiB through Parity's
-# Vulkan layer (vk-mask=), so the adapter starts and large tensors no longer fit.
+# size search with the driver's maxStorageBufferRange masked to 128 MiB through Parity's Vulkan
+# layer (vk-mask=). Measured 2026-12-06: no cliff up to 8192x8192, since ORT 1.30's WebGPU EP binds
+# large buffers in segments (docs/sweep.md).
 #
 #   bash scripts/gpu_sweep.sh [CARRY]        # on the device; CARRY from scripts/gpu_pack.sh
 #
@@ -11,20 +12,15 @@
 # Environment: OUT (default ./out), WORK (default /tmp/gpusweep), STEP_TIMEOUT_S (default 240).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-carry=$(cd "${1:-$root/build/gpu}" && pwd)
-out=${OUT:-$root/out}
-work=${WORK:-/tmp/gpusweep}
-step_timeout=${STEP_TIMEOUT_S:-240}
-mkdir -p "$out" "$work/json" "$work/models"
-exec > >(tee -a "$out/summary.txt") 2>&1
-source "$root/scripts/gpu_env.sh"
+log=summary.txt
+source "$root/scripts/gpu_env.sh" "${1:-}"
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } 2>&1 | sed 's/^/device: /'
 
 step() {  # step NAME ARGS...: one parity sweep, timed, its table into the summary
   local name=$1; shift
   local t0=$(date +%s%N)
   echo "=== $name: parity sweep $*"
-  timeout "$step_timeout" "${parity[@]}" sweep "$@" --ort-lib "$ort" -q --out "$work/$name" \
+  timeout "${STEP_TIMEOUT_S:-240}" "${parity[@]}" sweep "$@" --ort-lib "$ort" -q --out "$work/$name" \
     --json "$work/json/$name.json"
   echo "=== $name: exit $?, $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 }

@@ -544,18 +544,6 @@ Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
   return close_unrolled(g, nodes, node, at, opset, current, parts);
 }
 
-Status ModelRewriter::save(const std::filesystem::path& path) const {
-  std::string bytes;
-  if (!impl_->model.SerializeToString(&bytes))
-    return make_error(ErrorKind::internal, Stage::write_output,
-                      "cannot serialize the model for " + path.string());
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  f.close();
-  if (!f)
-    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + path.string(),
-                      "check the disk space");
-  return ok_status();
-}
+Status ModelRewriter::save(const std::filesystem::path& path) const { return detail::save_model(impl_->model, path); }
 
 }  // namespace parity::model
