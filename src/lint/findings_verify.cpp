@@ -6,17 +6,35 @@
 
 #include "backend/browser/ort_web_dist.h"
 #include "bisect/verify.h"
+#include "core/scratch_dir.h"
 #include "core/utc_time.h"
+#include "model/smoke_model.h"
 
 namespace parity::lint {
 namespace {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-// The onnxruntime-web release a web spec loads, for runs that fail before the page reports one.
-std::string web_version(const backend::BackendSpec& spec) {
-  auto dist = backend::browser::locate_ort_web(spec.ort_web);
-  return dist.ok() ? dist->version : "";
+// The runtime release a spec loads, for runs that fail before they report one: a web path's from its
+// bundle; a native library's from one run of the built-in smoke model on its CPU EP, in a worker.
+std::string runtime_version(const backend::BackendSpec& spec, const FindingsVerifyOptions& o) {
+  if (backend::is_web_backend(spec.ep)) {
+    auto dist = backend::browser::locate_ort_web(spec.ort_web);
+    return dist.ok() ? dist->version : "";
+  }
+  auto dir = ScratchDir::create("parity-version", Stage::write_output);
+  if (!dir.ok() || !model::write_smoke_model(dir->path() / "smoke.onnx").ok()) return "";
+  backend::BackendSpec cpu = spec;
+  cpu.label = "version";
+  cpu.ep = "cpu";
+  cpu.provider_options.clear();
+  cpu.count_nodes = false;
+  backend::RunRequest request;
+  request.model_path = (dir->path() / "smoke.onnx").string();
+  std::vector<std::byte> zeros(8 * sizeof(float));
+  request.inputs = {{"x", *Tensor::from_bytes(DType::float32, {1, 8}, std::move(zeros))}};
+  auto run = o.runner->run(cpu, request, o.limits);
+  return run.result.ok() ? run.result->runtime_version : "";
 }
 
 std::vector<backend::BackendSpec> specs_for(const FindingRecord& r, const FindingsVerifyOptions& o) {
@@ -55,7 +73,7 @@ FindingCheck run_one(const FindingRecord& r, const backend::BackendSpec& spec, c
       c.measured = "not run: " + first_line(report->error->message);
       return c;
     }
-    if (c.version.empty() && backend::is_web_backend(spec.ep)) c.version = web_version(spec);
+    if (c.version.empty()) c.version = runtime_version(spec, o);
     c.ran = true;
     c.fails = true;
     c.measured = "error: " + first_line(report->error->message);

@@ -120,6 +120,32 @@ std::vector<Match> pool_ceil_mode(const GraphFacts& f) {
   return out;
 }
 
+std::vector<Match> convtranspose_3d(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const auto& n : f.nodes) {
+    if (!is_op(n, "ConvTranspose")) continue;
+    const auto w = f.shape_of(n.input(1));
+    if (w && w->size() == 5)
+      out.push_back({{n.name}, "weight " + joined(*w) + ": a 3-D transposed convolution"});
+  }
+  return out;
+}
+
+std::vector<Match> maxpool_indices(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const auto& n : f.nodes)
+    if (is_op(n, "MaxPool") && n.outputs.size() > 1 && !n.outputs[1].empty())
+      out.push_back({{n.name}, "the Indices output '" + n.outputs[1] + "' is used"});
+  return out;
+}
+
+std::vector<Match> dft_accuracy(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const auto& n : f.nodes)
+    if (is_op(n, "DFT")) out.push_back({{n.name}, "DFT"});
+  return out;
+}
+
 std::vector<Match> dq_uint8_zero_point(const GraphFacts& f) {
   std::vector<Match> out;
   for (const auto& n : f.nodes) {
@@ -245,6 +271,34 @@ const std::vector<Rule>& rules() {
        "use web-webgpu from onnxruntime-web 1.30 or web-wasm, or requantize to int8 with a zero point of 0",
        "web-jsep-test_dequantizelinear",
        dq_uint8_zero_point},
+      {"convtranspose-3d",
+       Severity::error,
+       "3-D ConvTranspose",
+       {"webgpu", "web-webgpu", "web-jsep"},
+       "the WebGPU EP claims the node at partitioning, then fails at run (\"Only Conv2d or Conv1d are "
+       "supported\"; JSEP: \"currently only support 2-dimensional conv\"), so CPU fallback cannot help",
+       "run the model on another EP, or export the 3-D transposed convolution as a Conv over an upsampled "
+       "input",
+       "webgpu-test_convtranspose_3d",
+       convtranspose_3d},
+      {"maxpool-indices",
+       Severity::error,
+       "MaxPool with its Indices output",
+       {"webgpu", "web-webgpu", "web-jsep"},
+       "the WebGPU EP claims the node, then fails at run (\"The Indices output is not supported yet\"; JSEP: "
+       "\"Unsupported OrtValue type\")",
+       "run the model on another EP, or compute the argmax apart from the pooling",
+       "webgpu-test_maxpool_with_argmax_2d_precomputed_pads",
+       maxpool_indices},
+      {"dft-accuracy",
+       Severity::warning,
+       "DFT on the WebGPU EP",
+       {"webgpu", "web-webgpu"},
+       "the WebGPU EP's DFT is about 40x less accurate than the CPU EP's (max_abs 0.013 against 3.4e-4 on "
+       "ONNX's test_dft): within a loose tolerance, beyond ONNX's own",
+       "judge outputs after a DFT with a tolerance that allows it, or run the DFT on the CPU",
+       "webgpu-test_dft",
+       dft_accuracy},
       {"fp16-needs-shader-f16",
        Severity::warning,
        "float16 compute needs the shader-f16 feature",

@@ -142,10 +142,11 @@ TEST(FindingsCli, VerifyComparesWithTheRecordAndRecordsNewReleases) {
 
   // ORT 1.29.0's library has no WebGPU EP: the row says so and nothing is recorded.
   const std::string ort129 = std::string(PARITY_THIRD_PARTY) + "/ort-1.29.0/lib/libonnxruntime.so.1";
-  const auto native_old = testing::run_parity(
-      {"findings", "verify", "--findings", base.string(), "--ort-lib", ort129, "-b", "webgpu", "--record", "-q"});
+  const auto native_old = testing::run_parity({"findings", "verify", "--findings", base.string(), "--ort-lib",
+                                               ort129, "-b", "webgpu", "--record", "-q"});
   EXPECT_EQ(native_old.exit_code, 3) << native_old.output;
-  EXPECT_NE(native_old.output.find("not run: EP 'webgpu' is not available in ONNX Runtime 1.29.0"), std::string::npos)
+  EXPECT_NE(native_old.output.find("not run: EP 'webgpu' is not available in ONNX Runtime 1.29.0"),
+            std::string::npos)
       << native_old.output;
   EXPECT_EQ(read_json((base / "maxpool" / "finding.json").string())["runs"].size(), 2u);
 

@@ -160,6 +160,14 @@ def lint_maxpool_ceil():
                   opset=17)
 
 
+def lint_convtranspose_2d():
+    """A 2-D ConvTranspose, the clean twin of the 3-D one the WebGPU EP refuses at run."""
+    w = (_RNG.standard_normal((2, 3, 3, 3)) * 0.2).astype(np.float32)
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv")
+    return _model([node], [_vi("x", TensorProto.FLOAT, [1, 2, 4, 4])], [_vi("y", TensorProto.FLOAT, [1, 3, 6, 6])],
+                  [_init("w", w)], opset=17)
+
+
 def lint_det_on_cpu():
     nodes = [helper.make_node("Mul", ["x", "two"], ["x2"], name="scale"),
              helper.make_node("Det", ["x2"], ["y"], name="det")]
@@ -167,6 +175,6 @@ def lint_det_on_cpu():
                   [_init("two", np.array(2, np.float32))], opset=17)
 
 
-GENERATORS = [lint_fp16_island_in_fp32, lint_maxpool_ceil, lint_det_on_cpu, lint_conv_no_kernel_shape, lint_conv_kernel_shape, lint_dq_uint8_zero_point, lint_dq_int8_zero_point,
+GENERATORS = [lint_convtranspose_2d, lint_fp16_island_in_fp32, lint_maxpool_ceil, lint_det_on_cpu, lint_conv_no_kernel_shape, lint_conv_kernel_shape, lint_dq_uint8_zero_point, lint_dq_int8_zero_point,
               lint_dq_per_axis_1d, lint_slice_reverse_from_end, lint_slice_positive_step, lint_maxpool_plain,
               lint_fp16_unfolded_matmul, lint_fp32_folded_matmul, lint_unsorted, lint_sorted, lint_opset_future]
