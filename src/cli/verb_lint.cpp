@@ -98,9 +98,10 @@ void declare_lint(CLI::App& cmd, LintArgs& a) {
       "--fix", a.fix,
       "write the model with the --apply rules' exact fixes to OUT.onnx, once it gives the original's "
       "outputs on --reference (each linted backend is probed before and after)");
-  cmd.add_option("--apply", a.apply,
-                 "rules to fix, comma-separated, or 'all': dq-blocked-1d, conv-no-kernel-shape, "
-                 "fp16-constant-island, unsorted-graph");
+  cmd.add_option(
+      "--apply", a.apply,
+      "rules to fix, comma-separated, or 'all': dq-blocked-1d, slice-negative-step, conv-no-kernel-shape, "
+      "fp16-constant-island, unsorted-graph");
   add_reference_option(cmd, a.reference);
   add_input_options(cmd, a.inputs);
   add_common_options(cmd, a.common);

@@ -87,7 +87,7 @@ std::string worst_detail(const probe::BackendReport& b) {
 }  // namespace
 
 const std::vector<std::string>& fixable_rules() {
-  static const std::vector<std::string> kRules{"dq-blocked-1d", "conv-no-kernel-shape",
+  static const std::vector<std::string> kRules{"dq-blocked-1d", "slice-negative-step", "conv-no-kernel-shape",
                                                "fp16-constant-island", "unsorted-graph"};
   return kRules;
 }
@@ -96,9 +96,10 @@ Result<FixReport> fix_model(const FixOptions& o, const LintReport& lint,
                             const probe::ProgressSink& progress) {
   for (const auto& r : o.rules)
     if (r != "all" && std::find(fixable_rules().begin(), fixable_rules().end(), r) == fixable_rules().end())
-      return make_error(
-          ErrorKind::bad_input, Stage::parse_args, "--apply " + r + ": Parity has no exact fix for it",
-          "fixable: dq-blocked-1d, conv-no-kernel-shape, fp16-constant-island, unsorted-graph, all");
+      return make_error(ErrorKind::bad_input, Stage::parse_args,
+                        "--apply " + r + ": Parity has no exact fix for it",
+                        "fixable: dq-blocked-1d, slice-negative-step, conv-no-kernel-shape, "
+                        "fp16-constant-island, unsorted-graph, all");
   FixReport report;
   report.out = o.out;
   PARITY_ASSIGN_OR_RETURN(facts, model::read_graph_facts(o.lint.model));
@@ -118,6 +119,20 @@ Result<FixReport> fix_model(const FixOptions& o, const LintReport& lint,
       for (const auto& n : hit.nodes) PARITY_TRY(rewriter.expand_blocked_dequantize(n));
       applied.what = fmt::format(
           "{} DequantizeLinear: scales and zero points per element, block_size dropped", hit.nodes.size());
+    } else if (hit.rule == "slice-negative-step") {
+      for (const auto& n : hit.nodes) {
+        const model::FactNode* node = nullptr;
+        for (const auto& candidate : facts.nodes)
+          if (candidate.name == n) node = &candidate;
+        const auto shape = node ? facts.shape_of(node->input(0)) : std::nullopt;
+        if (!shape)
+          return make_error(ErrorKind::bad_input, Stage::write_output,
+                            "the data shape of Slice '" + n + "' is not known",
+                            "give the input a fixed shape (--shape)");
+        PARITY_TRY(rewriter.rewrite_negative_step_slice(n, *shape));
+      }
+      applied.what =
+          fmt::format("{} Slice: a forward head slice, then the reverse slice from -1", hit.nodes.size());
     } else if (hit.rule == "conv-no-kernel-shape") {
       for (const auto& n : hit.nodes) PARITY_TRY(rewriter.add_conv_kernel_shape(n));
       applied.what = fmt::format("{} Conv: kernel_shape from the weight", hit.nodes.size());

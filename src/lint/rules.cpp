@@ -232,7 +232,7 @@ const std::vector<Rule>& rules() {
        {"webgpu", "web-webgpu", "web-jsep"},
        "the WebGPU EP starts a negative-step slice at the last element whatever `starts` says: x[:, 7::-1] "
        "returns x[:, 9::-1] (JSEP returns one element too few); a start of -1 is right by luck",
-       "reverse with a start of -1 and slice the rest with a positive step, or run this node on the CPU",
+       "--fix slice-negative-step slices forward to the start first, then reverses from -1 (WebGPU EP paths)",
        "webgpu-slice-negative-step",
        slice_negative_step},
       {"conv-no-kernel-shape",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <new>
 #include <set>
 #include <unordered_map>
@@ -140,6 +141,79 @@ Status ModelRewriter::expand_blocked_dequantize(const std::string& name) {
     n->set_input(slot, fresh);
   }
   n->mutable_attribute()->DeleteSubrange(block_attr, 1);
+  return ok_status();
+}
+
+Status ModelRewriter::rewrite_negative_step_slice(const std::string& name, const Shape& data_shape) {
+  onnx::GraphProto& g = *impl_->model.mutable_graph();
+  onnx::NodeProto* n = find_node(g, name);
+  if (!n || n->op_type() != "Slice" || n->input_size() < 5)
+    return rewrite_error("no Slice node '" + name + "' with steps (opset 10+)");
+  const std::string origin = impl_->path.string();
+  auto ints_of = [&](int slot) -> Result<std::vector<int64_t>> {
+    PARITY_ASSIGN_OR_RETURN(t, initializer_value(g, n->input(slot), origin));
+    std::vector<int64_t> v;
+    for (double d : t.to_doubles()) v.push_back(static_cast<int64_t>(d));
+    return v;
+  };
+  PARITY_ASSIGN_OR_RETURN(starts, ints_of(1));
+  PARITY_ASSIGN_OR_RETURN(ends, ints_of(2));
+  PARITY_ASSIGN_OR_RETURN(steps, ints_of(4));
+  std::vector<int64_t> axes;
+  if (!n->input(3).empty()) {
+    PARITY_ASSIGN_OR_RETURN(given, ints_of(3));
+    axes = given;
+  } else {
+    for (std::size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  }
+  const auto rank = static_cast<int64_t>(data_shape.size());
+  std::vector<int64_t> head_axes, head_ends;
+  for (std::size_t k = 0; k < steps.size() && k < starts.size() && k < ends.size() && k < axes.size(); ++k) {
+    if (steps[k] >= 0) continue;
+    const int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+    const int64_t dim = axis >= 0 && axis < rank ? data_shape[static_cast<std::size_t>(axis)] : -1;
+    if (dim <= 0) return rewrite_error("the length of axis " + std::to_string(axes[k]) + " is not known");
+    int64_t start = starts[k] < 0 ? starts[k] + dim : starts[k];
+    if (start >= dim - 1 || starts[k] == -1) continue;  // already right
+    start = std::max<int64_t>(start, 0);
+    // The end, made absolute against the original length (the shorter head would read it anew).
+    // "Through the beginning" becomes -(head length + 1): before the head's first element.
+    if (ends[k] < 0) ends[k] = ends[k] < -dim ? -(start + 2) : ends[k] + dim;
+    head_axes.push_back(axis);
+    head_ends.push_back(start + 1);
+    starts[k] = -1;
+  }
+  if (head_axes.empty()) return rewrite_error("Slice '" + name + "' has no negative-step axis to rewrite");
+  auto int64s = [](const std::vector<int64_t>& v) {
+    std::vector<std::byte> bytes(v.size() * sizeof(int64_t));
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    return *Tensor::from_bytes(DType::int64, {static_cast<int64_t>(v.size())}, std::move(bytes));
+  };
+  const std::string head_starts = unused_name(g, name + "/head_starts"),
+                    head_end = unused_name(g, name + "/head_ends"),
+                    head_axis = unused_name(g, name + "/head_axes"),
+                    new_starts = unused_name(g, name + "/starts"), new_ends = unused_name(g, name + "/ends"),
+                    head = unused_name(g, name + "/head");
+  PARITY_TRY(add_initializer(g, {head_starts, int64s(std::vector<int64_t>(head_axes.size(), 0))}));
+  PARITY_TRY(add_initializer(g, {head_end, int64s(head_ends)}));
+  PARITY_TRY(add_initializer(g, {head_axis, int64s(head_axes)}));
+  PARITY_TRY(add_initializer(g, {new_starts, int64s(starts)}));
+  PARITY_TRY(add_initializer(g, {new_ends, int64s(ends)}));
+  onnx::NodeProto slice_head;
+  slice_head.set_op_type("Slice");
+  slice_head.set_name(name + "/head");
+  for (const auto& in : {n->input(0), head_starts, head_end, head_axis}) slice_head.add_input(in);
+  slice_head.add_output(head);
+  n->set_input(0, head);
+  n->set_input(1, new_starts);
+  n->set_input(2, new_ends);
+  // The head slice goes right before the node it feeds.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (const auto& node : g.node()) {
+    if (&node == n) *nodes.Add() = slice_head;
+    *nodes.Add() = node;
+  }
+  g.mutable_node()->Swap(&nodes);
   return ok_status();
 }
 
@@ -544,6 +618,8 @@ Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
   return close_unrolled(g, nodes, node, at, opset, current, parts);
 }
 
-Status ModelRewriter::save(const std::filesystem::path& path) const { return detail::save_model(impl_->model, path); }
+Status ModelRewriter::save(const std::filesystem::path& path) const {
+  return detail::save_model(impl_->model, path);
+}
 
 }  // namespace parity::model

@@ -27,6 +27,11 @@ class ModelRewriter {
   // one per element (scale[i / block_size]), new initializers, and block_size goes. The values
   // are the same numbers; the per-axis path of a kernel computes them.
   Status expand_blocked_dequantize(const std::string& name);
+  // Node `name` (a Slice with constant starts, ends, axes and steps over data of `data_shape`): each
+  // negative-step axis whose start is neither -1 nor at the end first gets a forward slice [0,
+  // start], then slices from -1 with its own end and step. The same elements, in the same order,
+  // along a path the WebGPU EP computes right (it starts a negative-step slice at the last element).
+  Status rewrite_negative_step_slice(const std::string& name, const Shape& data_shape);
   // Node `name` (a Conv without kernel_shape): kernel_shape = the weight initializer's spatial dims.
   Status add_conv_kernel_shape(const std::string& name);
   // Every value in `values` becomes an initializer of that value; then nodes whose outputs are no

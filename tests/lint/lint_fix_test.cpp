@@ -61,6 +61,7 @@ TEST_P(LintFix, TurnsAFailingModelIntoOneTheBackendRunsRight) {
 
 const FixCase kFixCases[] = {
     {"webgpu_bug_dq_blocked_1d_multilayer", "webgpu", "dq-blocked-1d", "mismatch"},
+    {"webgpu_bug_slice_negative_step_multilayer", "webgpu", "slice-negative-step", "mismatch"},
     {"lint_fp16_island_in_fp32", "webgpu", "fp16-constant-island", "unavailable"},  // no shader-f16
     {"lint_conv_no_kernel_shape", "web-jsep", "conv-no-kernel-shape", "error"},
 };
@@ -80,8 +81,8 @@ TEST(LintFixCli, SortsAnUnsortedFileAndRefusesWhatItCannotFix) {
 
   const auto no_rules = testing::run_parity({"lint", kModels + "/lint_unsorted.onnx", "--fix", out});
   EXPECT_EQ(no_rules.exit_code, 2) << no_rules.output;
-  const auto unknown = testing::run_parity({"lint", kModels + "/webgpu_bug_slice_negative_step.onnx", "--fix",
-                                            out, "--apply", "slice-negative-step"});
+  const auto unknown = testing::run_parity(
+      {"lint", kModels + "/sweep_pool_dilated.onnx", "--fix", out, "--apply", "maxpool-dilations"});
   EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
   EXPECT_NE(unknown.output.find("no exact fix"), std::string::npos) << unknown.output;
 }
