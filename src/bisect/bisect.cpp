@@ -787,6 +787,11 @@ Result<std::map<std::string, bool>> condition_values(const BisectOptions& option
 // (with a note) when it cannot be or would exceed the budget of unrolled nodes.
 constexpr std::size_t kMaxUnrolledNodes = 20000;
 
+// A node left as it is comes back at every level: its note is said once.
+void note_once(std::vector<std::string>& notes, std::string note) {
+  if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(std::move(note));
+}
+
 Result<bool> unroll(model::ModelRewriter& rewriter, const model::FactNode& n, const model::GraphFacts& facts,
                     std::vector<std::string>& notes) {
   int64_t steps = -1;
@@ -798,19 +803,21 @@ Result<bool> unroll(model::ModelRewriter& rewriter, const model::FactNode& n, co
     steps = (*shape)[0];
   }
   if (steps < 1) {
-    notes.push_back(n.op_type + " " + n.name + " not unrolled: its " +
-                    (n.op_type == "Loop" ? "trip count" : "scan length") + " is not known before it runs");
+    note_once(notes, n.op_type + " " + n.name + " not unrolled: its " +
+                         (n.op_type == "Loop" ? "trip count" : "scan length") +
+                         " is not known before it runs");
     return false;
   }
   if (static_cast<std::size_t>(steps) * std::max<std::size_t>(n.subgraph_nodes, 1) > kMaxUnrolledNodes) {
-    notes.push_back(n.op_type + " " + n.name + " not unrolled: " + std::to_string(steps) + " iterations of " +
-                    std::to_string(n.subgraph_nodes) + " nodes exceed " + std::to_string(kMaxUnrolledNodes));
+    note_once(notes, n.op_type + " " + n.name + " not unrolled: " + std::to_string(steps) +
+                         " iterations of " + std::to_string(n.subgraph_nodes) + " nodes exceed " +
+                         std::to_string(kMaxUnrolledNodes));
     return false;
   }
   Status done =
       n.op_type == "Loop" ? rewriter.unroll_loop(n.name, steps) : rewriter.unroll_scan(n.name, steps);
   if (!done.ok()) {
-    notes.push_back(n.op_type + " " + n.name + " not unrolled: " + done.error().message);
+    note_once(notes, n.op_type + " " + n.name + " not unrolled: " + done.error().message);
     return false;
   }
   notes.push_back("unrolled " + n.op_type + " " + n.name + ": " + std::to_string(steps) +
