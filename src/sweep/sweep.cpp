@@ -204,15 +204,40 @@ SizeOutcome outcome_of(const CellResult& r) {
   return r.extent == "none" || r.extent == "part" ? SizeOutcome::partly_wrong : SizeOutcome::wrong;
 }
 
+// The sizes a search already probed, from its journal (one CellResult line per size; a torn last
+// line from a killed run is ignored). Missing file: none.
+std::map<std::string, CellResult> read_journal(const fs::path& journal) {
+  std::map<std::string, CellResult> out;
+  std::ifstream in(journal);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) continue;
+    if (auto r = cell_from_json(j); r.ok()) out[r->size] = std::move(*r);
+  }
+  return out;
+}
+
 // A size-search cell: the cliff search, each size one probe; the cell reports the largest correct
-// size (or the first one tried when none was) with the whole search attached.
+// size (or the first one tried when none was) with the whole search attached. With a journal, every
+// probed size is appended to it at once, and sizes it holds are not probed again: the search is
+// deterministic, so --resume after a kill replays the recorded sizes and goes on from there.
 Result<CellResult> search_cell(const SweepPlan& plan, const Cell& c, isolate::BackendRunner& runner,
-                               const ProgressSink& progress) {
+                               const ProgressSink& progress, const fs::path& journal) {
   const SizeSearch& search = *plan.size_search;
   std::map<int64_t, CellResult> probed;
+  std::map<std::string, CellResult> recorded =
+      journal.empty() ? std::map<std::string, CellResult>{} : read_journal(journal);
   auto judge = [&](const SearchSize& size) -> Result<SizeTrial> {
     const SizePoint point = size_point(search, size);
-    PARITY_ASSIGN_OR_RETURN(r, probe_cell(plan, c, point, runner, {}));
+    CellResult r;
+    bool replayed = false;
+    if (const auto it = recorded.find(point.label()); it != recorded.end()) {
+      r = it->second;
+      replayed = true;
+    } else {
+      PARITY_ASSIGN_OR_RETURN(fresh, probe_cell(plan, c, point, runner, {}));
+      r = std::move(fresh);
+    }
     if (interrupted())
       return make_error(ErrorKind::interrupted, Stage::none, "interrupted during the size search",
                         "rerun with --resume: the cell starts over");
@@ -226,7 +251,10 @@ Result<CellResult> search_cell(const SweepPlan& plan, const Cell& c, isolate::Ba
     t.cosine = r.cosine;
     t.run_ms = r.run_ms;
     t.peak_memory_bytes = r.peak_memory_bytes;
-    if (progress) progress("size search: " + point.label() + " " + std::string(to_string(t.outcome)));
+    if (!replayed && !journal.empty()) PARITY_TRY(append_result(journal, r));
+    if (progress)
+      progress("size search: " + point.label() + " " + std::string(to_string(t.outcome)) +
+               (replayed ? " (recorded before the interruption)" : ""));
     probed[size.k] = std::move(r);
     return t;
   };
@@ -302,13 +330,13 @@ std::size_t cell_index(const SweepPlan& plan, std::size_t backend, std::size_t v
 }
 
 Result<CellResult> run_cell(const SweepPlan& plan, std::size_t index, isolate::BackendRunner& runner,
-                            const ProgressSink& progress) {
+                            const ProgressSink& progress, const fs::path& journal) {
   PARITY_TRY(check_cell_index(plan, index));
   const Cell c = cell_at(plan, index);
   const auto start = std::chrono::steady_clock::now();
   CellResult r;
   if (plan.size_search) {
-    PARITY_ASSIGN_OR_RETURN(searched, search_cell(plan, c, runner, progress));
+    PARITY_ASSIGN_OR_RETURN(searched, search_cell(plan, c, runner, progress, journal));
     r = std::move(searched);
   } else {
     std::optional<SizePoint> size;
@@ -358,11 +386,18 @@ Result<std::vector<CellResult>> run_sweep(const SweepPlan& plan, const SweepRun&
       progress(line);
     }
     // A size search reports each size it tries; a plain cell's probe lines would only be noise.
-    PARITY_ASSIGN_OR_RETURN(r, run_cell(plan, todo[i], runner, plan.size_search ? progress : ProgressSink{}));
+    const fs::path journal =
+        plan.size_search ? run.out_dir / ("search-cell-" + std::to_string(todo[i]) + ".jsonl") : fs::path();
+    PARITY_ASSIGN_OR_RETURN(
+        r, run_cell(plan, todo[i], runner, plan.size_search ? progress : ProgressSink{}, journal));
     if (interrupted()) break;  // a cell cut short by Ctrl-C is not a result: --resume reruns it
     spent_s[c.backend] += r.wall_ms / 1000;
     ++runs[c.backend];
     PARITY_TRY(append_result(results_path, r));
+    if (!journal.empty()) {  // the cell's result holds the whole search now
+      std::error_code ec;
+      fs::remove(journal, ec);
+    }
     if (progress)
       progress("sweep: " + describe_cell(plan, c) + ": " + std::string(probe::to_string(r.status)));
     done[r.index] = std::move(r);

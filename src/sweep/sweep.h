@@ -111,8 +111,10 @@ using ProgressSink = probe::ProgressSink;
 // Runs cell `index` of `plan`: the reference on the fp32 model and the cell's backend on its
 // variant, both at the cell's size, in isolated workers. A failing backend is a result, not an
 // error; errors are for plans that cannot run at all (an unreadable model, a bad size).
+// `journal` (size-search cells): a file each probed size is appended to at once, and that a rerun
+// replays instead of probing again (empty: none).
 Result<CellResult> run_cell(const SweepPlan& plan, std::size_t index, isolate::BackendRunner& runner,
-                            const ProgressSink& progress = {});
+                            const ProgressSink& progress = {}, const std::filesystem::path& journal = {});
 
 struct SweepRun {
   std::filesystem::path out_dir;             // plan.json and results*.jsonl live here

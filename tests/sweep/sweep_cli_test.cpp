@@ -337,6 +337,64 @@ TEST(SweepCli, SizeSearchFindsWhereACappedBackendRunsOutOfMemoryToOneStep) {
   EXPECT_EQ(testing::run_parity({"manifest", "check", caps}).exit_code, 0);
 }
 
+// A size search killed mid-way keeps every size it probed (OUT/search-cell-K.jsonl): --resume replays
+// them instead of probing again and ends on the same cliff as an uninterrupted search.
+TEST(SweepCli, AKilledSizeSearchResumesFromItsRecordedSizes) {
+  testing::TempDir tmp;
+  const std::string out = tmp.str() + "/cliff";
+  const std::vector<std::string> search = {"sweep",
+                                           kModels + "/sweep_conv.onnx",
+                                           "-b",
+                                           "small=cpu:max-memory=300M",
+                                           "--size-search",
+                                           "x=256,256",
+                                           "--size-step",
+                                           "32"};
+  auto args = search;
+  args.insert(args.end(), {"--out", out});
+  SpawnOptions so;
+  so.exe = PARITY_BIN;
+  so.args = args;
+  so.env_set = {{"TMPDIR", tmp.str()}};
+  auto child = ChildProcess::spawn(so);
+  ASSERT_TRUE(child.ok()) << child.error().describe();
+  child->close_request();
+  const fs::path journal = fs::path(out) / "search-cell-0.jsonl";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  char buf[4096];
+  while (lines_in(journal) < 3 && std::chrono::steady_clock::now() < deadline) {
+    pollfd p{child->log_fd(), POLLIN, 0};
+    ::poll(&p, 1, 20);
+    while (::read(child->log_fd(), buf, sizeof buf) > 0) {
+    }
+  }
+  child->kill_group(SIGKILL);
+  child->wait();
+  const std::size_t recorded = lines_in(journal);
+  ASSERT_GE(recorded, 3u) << "the search did not probe three sizes in time";
+  ASSERT_FALSE(fs::exists(fs::path(out) / "results.jsonl")) << "the search finished before it was killed";
+
+  auto resume = args;
+  resume.insert(resume.end(), {"--resume", "--json", tmp.str() + "/resumed.json"});
+  const auto resumed = testing::run_parity(resume);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  std::size_t replayed = 0;
+  for (std::size_t at = 0;
+       (at = resumed.output.find("(recorded before the interruption)", at)) != std::string::npos; ++at)
+    ++replayed;
+  EXPECT_EQ(replayed, recorded) << resumed.output;
+  EXPECT_FALSE(fs::exists(journal)) << "the finished cell's result holds the search; the journal goes";
+
+  auto whole = search;
+  whole.insert(whole.end(), {"--out", tmp.str() + "/whole", "--json", tmp.str() + "/whole.json", "-q"});
+  ASSERT_EQ(testing::run_parity(whole).exit_code, 0);
+  const json a = read_json(tmp.str() + "/resumed.json")["cells"][0]["cliff"];
+  const json b = read_json(tmp.str() + "/whole.json")["cells"][0]["cliff"];
+  EXPECT_EQ(a["largest_correct"], b["largest_correct"]);
+  EXPECT_EQ(a["first_failing"], b["first_failing"]);
+  EXPECT_EQ(a["trials"].size(), b["trials"].size());
+}
+
 // `--variants fp16` alone: Parity converts the model itself, and the ladder judges it by fp16's rule.
 TEST(SweepCli, AGeneratedFp16VariantJoinsTheLadder) {
   testing::TempDir tmp;
