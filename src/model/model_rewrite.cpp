@@ -370,7 +370,8 @@ Status ModelRewriter::inline_if(const std::string& name, bool then_taken) {
       onnx::NodeProto* id = inlined.Add();
       id->set_op_type("Identity");
       id->set_name(node.name() + "/pass_" + std::to_string(k));
-      id->add_input(inner);
+      const auto first = to_if_output.find(inner);  // a value output twice now has the first name
+      id->add_input(first == to_if_output.end() ? inner : first->second);
       id->add_output(node.output(k));
     }
   }
