@@ -114,6 +114,15 @@ Result<FixReport> fix_model(const FixOptions& o, const LintReport& lint,
       report.skipped.push_back(hit.rule + ": no exact fix; " + hit.fix);
       continue;
     }
+    const bool inside_body = std::any_of(hit.nodes.begin(), hit.nodes.end(), [&](const std::string& name) {
+      return std::none_of(facts.nodes.begin(), facts.nodes.end(),
+                          [&](const auto& n) { return n.name == name; });
+    });
+    if (inside_body && hit.rule != "unsorted-graph") {
+      report.skipped.push_back(hit.rule +
+                               ": its nodes sit inside If/Loop/Scan bodies, which --fix does not rewrite");
+      continue;
+    }
     AppliedFix applied{hit.rule, hit.nodes, ""};
     if (hit.rule == "dq-blocked-1d") {
       for (const auto& n : hit.nodes) PARITY_TRY(rewriter.expand_blocked_dequantize(n));

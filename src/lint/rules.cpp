@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 namespace parity::lint {
@@ -23,6 +24,13 @@ std::vector<int64_t> ints_attr(const FactNode& n, const std::string& name) {
                                                                                   : std::vector<int64_t>{};
 }
 
+// Top-level nodes, then those inside If/Loop/Scan bodies: a trap inside control flow is still a trap.
+std::vector<std::reference_wrapper<const FactNode>> all_nodes(const GraphFacts& f) {
+  std::vector<std::reference_wrapper<const FactNode>> out(f.nodes.begin(), f.nodes.end());
+  out.insert(out.end(), f.inner_nodes.begin(), f.inner_nodes.end());
+  return out;
+}
+
 bool is_op(const FactNode& n, std::string_view op) { return n.domain.empty() && n.op_type == op; }
 
 // The integer values of a constant input ("" or not constant: nullopt).
@@ -40,7 +48,7 @@ std::string joined(const std::vector<int64_t>& v) { return fmt::format("[{}]", f
 
 std::vector<Match> dq_blocked_1d(const GraphFacts& f) {
   std::vector<Match> out;
-  for (const auto& n : f.nodes) {
+  for (const FactNode& n : all_nodes(f)) {
     const int64_t block = int_attr(n, "block_size", 0);
     if (!is_op(n, "DequantizeLinear") || block <= 0) continue;
     const auto shape = f.shape_of(n.input(0));
@@ -55,7 +63,7 @@ std::vector<Match> dq_blocked_1d(const GraphFacts& f) {
 
 std::vector<Match> slice_negative_step(const GraphFacts& f) {
   std::vector<Match> out;
-  for (const auto& n : f.nodes) {
+  for (const FactNode& n : all_nodes(f)) {
     if (!is_op(n, "Slice") || n.inputs.size() < 5) continue;  // steps are an input from opset 10
     const auto steps = constant_ints(f, n.input(4));
     if (!steps || std::none_of(steps->begin(), steps->end(), [](int64_t s) { return s < 0; })) continue;
@@ -88,7 +96,7 @@ std::vector<Match> slice_negative_step(const GraphFacts& f) {
 
 std::vector<Match> conv_no_kernel_shape(const GraphFacts& f) {
   std::vector<Match> out;
-  for (const auto& n : f.nodes)
+  for (const FactNode& n : all_nodes(f))
     if (is_op(n, "Conv") && !n.has("kernel_shape")) {
       const auto w = f.shape_of(n.input(1));
       out.push_back({{n.name},
@@ -101,7 +109,7 @@ std::vector<Match> conv_no_kernel_shape(const GraphFacts& f) {
 
 std::vector<Match> maxpool_dilations(const GraphFacts& f) {
   std::vector<Match> out;
-  for (const auto& n : f.nodes) {
+  for (const FactNode& n : all_nodes(f)) {
     const auto d = ints_attr(n, "dilations");
     if (is_op(n, "MaxPool") && std::any_of(d.begin(), d.end(), [](int64_t v) { return v != 1; }))
       out.push_back({{n.name}, "dilations " + joined(d)});
@@ -111,7 +119,7 @@ std::vector<Match> maxpool_dilations(const GraphFacts& f) {
 
 std::vector<Match> pool_ceil_mode(const GraphFacts& f) {
   std::vector<Match> out;
-  for (const auto& n : f.nodes) {
+  for (const FactNode& n : all_nodes(f)) {
     if (!(is_op(n, "MaxPool") || is_op(n, "AveragePool")) || int_attr(n, "ceil_mode", 0) == 0) continue;
     out.push_back(
         {{n.name},
@@ -122,7 +130,7 @@ std::vector<Match> pool_ceil_mode(const GraphFacts& f) {
 
 std::vector<Match> convtranspose_3d(const GraphFacts& f) {
   std::vector<Match> out;
-  for (const auto& n : f.nodes) {
+  for (const FactNode& n : all_nodes(f)) {
     if (!is_op(n, "ConvTranspose")) continue;
     const auto w = f.shape_of(n.input(1));
     if (w && w->size() == 5)
@@ -133,7 +141,7 @@ std::vector<Match> convtranspose_3d(const GraphFacts& f) {
 
 std::vector<Match> maxpool_indices(const GraphFacts& f) {
   std::vector<Match> out;
-  for (const auto& n : f.nodes)
+  for (const FactNode& n : all_nodes(f))
     if (is_op(n, "MaxPool") && n.outputs.size() > 1 && !n.outputs[1].empty())
       out.push_back({{n.name}, "the Indices output '" + n.outputs[1] + "' is used"});
   return out;
@@ -141,14 +149,14 @@ std::vector<Match> maxpool_indices(const GraphFacts& f) {
 
 std::vector<Match> dft_accuracy(const GraphFacts& f) {
   std::vector<Match> out;
-  for (const auto& n : f.nodes)
+  for (const FactNode& n : all_nodes(f))
     if (is_op(n, "DFT")) out.push_back({{n.name}, "DFT"});
   return out;
 }
 
 std::vector<Match> dq_uint8_zero_point(const GraphFacts& f) {
   std::vector<Match> out;
-  for (const auto& n : f.nodes) {
+  for (const FactNode& n : all_nodes(f)) {
     if (!is_op(n, "DequantizeLinear") || n.input(2).empty() || f.type_of(n.input(2)) != DType::uint8)
       continue;
     const Tensor* zp = f.constant_value(n.input(2));
@@ -165,7 +173,7 @@ std::vector<Match> dq_uint8_zero_point(const GraphFacts& f) {
 std::vector<Match> fp16_needs_shader_f16(const GraphFacts& f) {
   std::vector<std::string> nodes;
   std::size_t count = 0;
-  for (const auto& n : f.nodes)
+  for (const FactNode& n : all_nodes(f))
     if (std::any_of(n.outputs.begin(), n.outputs.end(),
                     [&](const auto& o) { return f.type_of(o) == DType::float16; }))
       if (++count <= 3) nodes.push_back(n.name);

@@ -59,8 +59,50 @@ std::size_t nodes_below(const onnx::NodeProto& n) {
   return count;
 }
 
+FactNode fact_node(const onnx::NodeProto& n, int k, const std::string& scope, GraphFacts& f) {
+  FactNode node;
+  node.index = static_cast<std::size_t>(k);
+  node.name = n.name().empty() ? n.op_type() + "_" + std::to_string(k) : n.name();
+  node.op_type = n.op_type();
+  node.domain = n.domain() == "ai.onnx" ? "" : n.domain();
+  node.inputs.assign(n.input().begin(), n.input().end());
+  node.outputs.assign(n.output().begin(), n.output().end());
+  node.subgraph_nodes = nodes_below(n);
+  node.scope = scope;
+  for (const auto& a : n.attribute()) {
+    node.attributes[a.name()] = attribute_of(a);
+    if (node.domain.empty() && n.op_type() == "Constant" && a.name() == "value" && a.has_t() &&
+        n.output_size() == 1)
+      f.constants[n.output(0)] = constant_of(a.t(), f.path.string(), node.name);
+  }
+  return node;
+}
+
+// The bodies of `n` into f.inner_nodes (and their initializers, Constant values and declared value
+// types into the graph's maps: ONNX names are unique across scopes), depth first.
+void read_bodies(const onnx::NodeProto& n, std::string owner, GraphFacts& f) {
+  auto read = [&](const onnx::GraphProto& body, const std::string& scope) {
+    for (const auto& t : body.initializer()) f.constants[t.name()] = constant_of(t, f.path.string(), "");
+    for (const auto* values : {&body.value_info(), &body.output(), &body.input()})
+      for (const auto& v : *values)
+        if (v.has_type() && v.type().has_tensor_type())
+          if (auto t = dtype_from_onnx(v.type().tensor_type().elem_type()))
+            f.value_types.emplace(v.name(), *t);
+    for (int k = 0; k < body.node_size(); ++k) {
+      FactNode inner = fact_node(body.node(k), k, scope, f);
+      const std::string name = inner.name;  // a copy: the recursion grows inner_nodes
+      f.inner_nodes.push_back(std::move(inner));
+      read_bodies(body.node(k), name, f);
+    }
+  };
+  for (const auto& a : n.attribute()) {
+    if (a.has_g()) read(a.g(), owner + "/" + a.name());
+    for (int k = 0; k < a.graphs_size(); ++k)
+      read(a.graphs(k), owner + "/" + a.name() + "[" + std::to_string(k) + "]");
+  }
+}
+
 void read_nodes(const onnx::GraphProto& g, GraphFacts& f) {
-  const std::string origin = f.path.string();
   std::unordered_set<std::string> defined(f.graph_inputs.begin(), f.graph_inputs.end());
   for (const auto& init : g.initializer()) defined.insert(init.name());
   std::unordered_set<std::string> produced_later;
@@ -68,20 +110,8 @@ void read_nodes(const onnx::GraphProto& g, GraphFacts& f) {
     for (const auto& o : n.output()) produced_later.insert(o);
   for (int k = 0; k < g.node_size(); ++k) {
     const onnx::NodeProto& n = g.node(k);
-    FactNode node;
-    node.index = static_cast<std::size_t>(k);
-    node.name = n.name().empty() ? n.op_type() + "_" + std::to_string(k) : n.name();
-    node.op_type = n.op_type();
-    node.domain = n.domain() == "ai.onnx" ? "" : n.domain();
-    node.inputs.assign(n.input().begin(), n.input().end());
-    node.outputs.assign(n.output().begin(), n.output().end());
-    node.subgraph_nodes = nodes_below(n);
-    for (const auto& a : n.attribute()) {
-      node.attributes[a.name()] = attribute_of(a);
-      if (node.domain.empty() && n.op_type() == "Constant" && a.name() == "value" && a.has_t() &&
-          n.output_size() == 1)
-        f.constants[n.output(0)] = constant_of(a.t(), origin, node.name);
-    }
+    FactNode node = fact_node(n, k, "", f);
+    read_bodies(n, node.name, f);
     for (const auto& in : n.input())
       if (!in.empty() && !defined.count(in) && produced_later.count(in) && !f.first_out_of_order) {
         f.first_out_of_order = node.index;

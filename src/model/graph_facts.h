@@ -37,6 +37,7 @@ struct FactNode {
   std::vector<std::string> outputs;
   std::map<std::string, Attribute> attributes;
   std::size_t subgraph_nodes = 0;  // nodes of its If/Loop/Scan bodies, nested ones included
+  std::string scope;               // "" at the top level; "<node>/<attribute>" inside a body
   bool has(const std::string& attribute) const { return attributes.count(attribute) > 0; }
   std::string input(std::size_t k) const { return k < inputs.size() ? inputs[k] : std::string(); }
 };
@@ -55,7 +56,10 @@ struct GraphFacts {
   std::filesystem::path path;
   int64_t ir_version = 0;
   std::map<std::string, int64_t> opsets;  // domain ("" = ai.onnx) -> version
-  std::vector<FactNode> nodes;            // file order
+  std::vector<FactNode> nodes;            // top-level nodes, file order
+  // Nodes inside If/Loop/Scan bodies (any depth), with `scope` naming where ("If_0/then_branch").
+  // Their types and shapes are known only where a body declares them or a value is a constant.
+  std::vector<FactNode> inner_nodes;
   std::vector<std::string> graph_inputs;  // runtime inputs (initializers excluded)
   std::vector<std::string> graph_outputs;
   std::map<std::string, ConstantFact> constants;

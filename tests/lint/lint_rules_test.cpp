@@ -21,6 +21,9 @@ struct RuleCase {
 
 const RuleCase kCases[] = {
     {"dq-blocked-1d", "webgpu_bug_dq_blocked_1d", "lint_dq_per_axis_1d", "block_size 2 over 8 elements"},
+    // Inside control flow: the node sits in an If's branch (and a Loop's body).
+    {"dq-blocked-1d", "bisect_if_whole_network", "bisect_if_clean", "block_size 4 over 16 elements"},
+    {"dq-blocked-1d", "bisect_loop_dq", "bisect_loop_early_stop", "block_size 4 over 16 elements"},
     {"slice-negative-step", "webgpu_bug_slice_negative_step", "lint_slice_reverse_from_end",
      "from start 7 (dim 10)"},
     {"slice-negative-step", "webgpu_bug_slice_negative_step", "lint_slice_positive_step",
