@@ -129,8 +129,8 @@ Result<FindingsVerifyReport> verify_findings(const FindingsVerifyOptions& option
     for (const auto& spec : specs_for(r, o)) {
       if (progress) progress("findings: " + r.id + " on " + spec.label);
       FindingCheck c = run_one(r, spec, o, progress);
-      for (const auto& run :
-           r.runs)  // the record for this backend, version and adapter (any adapter if none)
+      // What the record says for this backend and version: this adapter's run, else any adapter's.
+      for (const auto& run : r.runs)
         if (run.backend == c.ep && !c.version.empty() && compare_versions(run.version, c.version) == 0 &&
             (run.adapter == c.adapter || !c.recorded_fails))
           c.recorded_fails = run.fails;
