@@ -6,6 +6,7 @@
 
 #include "chaos/fault_spec.h"
 #include "cli/common_options.h"
+#include "core/text.h"
 
 namespace parity::cli {
 namespace {
@@ -135,15 +136,10 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
 Result<std::vector<backend::BackendSpec>> parse_backend_list(const std::string& text,
                                                              const backend::BackendSpec& defaults) {
   std::vector<backend::BackendSpec> out;
-  std::size_t pos = 0;
-  for (;;) {
-    std::size_t comma = text.find(',', pos);
-    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+  for (const auto& item : split(text, ',')) {
     if (item.empty()) return spec_error(text, "empty entry in the backend list");
     PARITY_ASSIGN_OR_RETURN(spec, parse_backend_spec(item, defaults));
     out.push_back(std::move(spec));
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
   }
   return out;
 }

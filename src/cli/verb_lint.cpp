@@ -8,6 +8,7 @@
 #include "cli/common_options.h"
 #include "cli/input_options.h"
 #include "cli/verb.h"
+#include "core/text.h"
 #include "lint/findings_verify.h"
 #include "lint/fix.h"
 #include "lint/lint.h"
@@ -28,7 +29,12 @@ struct LintArgs {
   CommonOptions common;
 };
 
-std::vector<std::string> split_commas(const std::string& text);
+// A comma list with its empty entries dropped ("a,,b," -> a, b).
+std::vector<std::string> list_of(const std::string& text) {
+  std::vector<std::string> out = split(text, ',');
+  std::erase(out, std::string());
+  return out;
+}
 
 std::string default_findings_dir() {
   if (const char* env = std::getenv("PARITY_FINDINGS"); env && *env) return env;
@@ -58,7 +64,7 @@ Result<VerbOutput> run(const LintArgs& a) {
   lint::FixOptions f;
   f.lint = o;
   f.out = a.fix;
-  f.rules = split_commas(a.apply);
+  f.rules = list_of(a.apply);
   PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, a.common.defaults()));
   f.reference = std::move(reference);
   PARITY_ASSIGN_OR_RETURN(fixed, lint::fix_model(f, report, progress_for(a.common)));
@@ -115,17 +121,6 @@ struct FindingsArgs {
   CommonOptions common;
 };
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size() && !text.empty()) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    if (end > start) out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
 Result<VerbOutput> run_findings(const FindingsArgs& a) {
   lint::FindingsVerifyOptions o;
   o.dir = a.findings.empty() ? default_findings_dir() : a.findings;
@@ -134,7 +129,7 @@ Result<VerbOutput> run_findings(const FindingsArgs& a) {
     PARITY_ASSIGN_OR_RETURN(backends, parse_backend_list(a.backends, o.defaults));
     o.backends = std::move(backends);
   }
-  o.only = split_commas(a.only);
+  o.only = list_of(a.only);
   o.record = a.record;
   PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
   o.limits = limits;

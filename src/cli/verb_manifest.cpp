@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cli/verb.h"
+#include "core/text.h"
 #include "core/utc_time.h"
 #include "manifest/manifest.h"
 #include "report/manifest_verify_report.h"
@@ -97,15 +98,6 @@ Result<VerbOutput> run_check(const ManifestArgs& a) {
   return out;
 }
 
-std::vector<std::string> split_labels(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t pos; (pos = text.find(',', start)) != std::string::npos; start = pos + 1)
-    out.push_back(text.substr(start, pos - start));
-  out.push_back(text.substr(start));
-  return out;
-}
-
 Result<VerbOutput> run_verify(const ManifestArgs& a) {
   PARITY_ASSIGN_OR_RETURN(checked, manifest::read_manifest(a.verify_file));
   if (!checked.problems.empty()) {
@@ -119,7 +111,7 @@ Result<VerbOutput> run_verify(const ManifestArgs& a) {
   o.ort_lib = a.ort_lib;
   o.ort_web = a.ort_web;
   o.browser = a.chromium;
-  if (!a.backends.empty()) o.only = split_labels(a.backends);
+  if (!a.backends.empty()) o.only = split(a.backends, ',');
   sweep::ProgressSink progress;
   if (!a.quiet)
     progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };

@@ -6,6 +6,7 @@
 #include "cli/common_options.h"
 #include "cli/input_options.h"
 #include "cli/verb.h"
+#include "core/text.h"
 #include "model/fp16_convert.h"
 #include "model/onnx_model.h"
 #include "probe/input_plan.h"
@@ -39,15 +40,6 @@ struct SweepArgs {
   bool list = false;
   std::vector<std::string> merge_dirs;  // `sweep merge DIR...`
 };
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t pos; (pos = text.find(sep, start)) != std::string::npos; start = pos + 1)
-    out.push_back(text.substr(start, pos - start));
-  out.push_back(text.substr(start));
-  return out;
-}
 
 // A variant Parity makes itself: `fp16` alone converts MODEL with the usual converter rules (I/O
 // stays float32, ops without fp16 kernels and out-of-range weights stay float32) into

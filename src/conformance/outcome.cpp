@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "backend/backend.h"
+#include "core/text.h"
 
 namespace parity::conformance {
 namespace {
@@ -14,12 +15,6 @@ bool contains_ci(std::string_view text, std::string_view needle) {
     return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
   });
   return it != text.end();
-}
-
-// The first line of an ORT message: the rest is often a stack or a repeated graph dump.
-std::string first_line(const std::string& s) {
-  const auto nl = s.find('\n');
-  return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
 std::string_view stage_label(Stage s) { return to_string(s); }

@@ -3,25 +3,29 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "backend/browser/ort_web_dist.h"
 #include "bisect/verify.h"
 #include "core/scratch_dir.h"
+#include "core/text.h"
 #include "core/utc_time.h"
 #include "model/smoke_model.h"
 
 namespace parity::lint {
 namespace {
 
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
-
 // The runtime release a spec loads, for runs that fail before they report one: a web path's from its
-// bundle; a native library's from one run of the built-in smoke model on its CPU EP, in a worker.
-std::string runtime_version(const backend::BackendSpec& spec, const FindingsVerifyOptions& o) {
+// bundle; a native library's from one run of the built-in smoke model on its CPU EP, in a worker,
+// once per library (`known` keeps the answers).
+std::string runtime_version(const backend::BackendSpec& spec, const FindingsVerifyOptions& o,
+                            std::map<std::string, std::string>& known) {
   if (backend::is_web_backend(spec.ep)) {
     auto dist = backend::browser::locate_ort_web(spec.ort_web);
     return dist.ok() ? dist->version : "";
   }
+  if (const auto it = known.find(spec.ort_lib); it != known.end()) return it->second;
+  std::string& version = known[spec.ort_lib];
   auto dir = ScratchDir::create("parity-version", Stage::write_output);
   if (!dir.ok() || !model::write_smoke_model(dir->path() / "smoke.onnx").ok()) return "";
   backend::BackendSpec cpu = spec;
@@ -34,7 +38,8 @@ std::string runtime_version(const backend::BackendSpec& spec, const FindingsVeri
   std::vector<std::byte> zeros(8 * sizeof(float));
   request.inputs = {{"x", *Tensor::from_bytes(DType::float32, {1, 8}, std::move(zeros))}};
   auto run = o.runner->run(cpu, request, o.limits);
-  return run.result.ok() ? run.result->runtime_version : "";
+  if (run.result.ok()) version = run.result->runtime_version;
+  return version;
 }
 
 std::vector<backend::BackendSpec> specs_for(const FindingRecord& r, const FindingsVerifyOptions& o) {
@@ -50,7 +55,7 @@ std::vector<backend::BackendSpec> specs_for(const FindingRecord& r, const Findin
 }
 
 FindingCheck run_one(const FindingRecord& r, const backend::BackendSpec& spec, const FindingsVerifyOptions& o,
-                     const probe::ProgressSink& progress) {
+                     std::map<std::string, std::string>& versions, const probe::ProgressSink& progress) {
   FindingCheck c{r.id, r.rule, r.title, spec.label, spec.ep, "", "", false, false, "", std::nullopt, false};
   bisect::VerifyOptions v;
   v.dir = r.folder;
@@ -73,7 +78,7 @@ FindingCheck run_one(const FindingRecord& r, const backend::BackendSpec& spec, c
       c.measured = "not run: " + first_line(report->error->message);
       return c;
     }
-    if (c.version.empty()) c.version = runtime_version(spec, o);
+    if (c.version.empty()) c.version = runtime_version(spec, o, versions);
     c.ran = true;
     c.fails = true;
     c.measured = "error: " + first_line(report->error->message);
@@ -121,6 +126,7 @@ Result<FindingsVerifyReport> verify_findings(const FindingsVerifyOptions& option
   FindingsVerifyOptions o = options;
   o.runner = &isolate::runner_or(options.runner, own);  // one browser for every web run
   const std::string today = utc_now("%Y-%m-%d");
+  std::map<std::string, std::string> versions;  // native library -> its version, asked once
   for (auto& r : records) {
     if (!options.only.empty() &&
         std::find(options.only.begin(), options.only.end(), r.id) == options.only.end())
@@ -128,7 +134,7 @@ Result<FindingsVerifyReport> verify_findings(const FindingsVerifyOptions& option
     bool touched = false;
     for (const auto& spec : specs_for(r, o)) {
       if (progress) progress("findings: " + r.id + " on " + spec.label);
-      FindingCheck c = run_one(r, spec, o, progress);
+      FindingCheck c = run_one(r, spec, o, versions, progress);
       // What the record says for this backend and version: this adapter's run, else any adapter's.
       for (const auto& run : r.runs)
         if (run.backend == c.ep && !c.version.empty() && compare_versions(run.version, c.version) == 0 &&

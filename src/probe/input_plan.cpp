@@ -9,6 +9,7 @@
 
 #include "core/image.h"
 #include "core/npy.h"
+#include "core/text.h"
 #include "model/tensor_proto.h"
 
 namespace parity::probe {
@@ -427,17 +428,12 @@ Result<std::vector<int64_t>> parse_int_list(const std::string& text, const std::
 
 Result<std::vector<double>> parse_number_list(const std::string& text, const std::string& flag) {
   std::vector<double> out;
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    std::size_t comma = text.find(',', pos);
-    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+  for (const auto& item : split(text, ',')) {
     char* end = nullptr;
     double v = std::strtod(item.c_str(), &end);
     if (item.empty() || end != item.c_str() + item.size())
       return arg_error(flag + ": '" + text + "' is not a list of numbers", "write it like 0,1 or -1e3,1e3");
     out.push_back(v);
-    if (comma == std::string::npos) break;
-    pos = comma + 1;
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
 #include "report/table_text.h"
 
 namespace parity::report {
@@ -20,7 +21,8 @@ std::string backends_text(const lint::LintHit& h) {
   return s.empty() ? "all" : s;
 }
 
-std::string nodes_text(const std::vector<std::string>& nodes) {
+// "pool +32": the first node of a hit and how many more.
+std::string node_list_text(const std::vector<std::string>& nodes) {
   if (nodes.empty()) return "-";
   std::string s = nodes.front();
   if (nodes.size() > 1) s += fmt::format(" +{}", nodes.size() - 1);
@@ -37,12 +39,11 @@ std::string lint_text(const lint::LintReport& r) {
                      r.live ? " (one session each)" : " (from the file; no session)");
   for (const auto& c : r.checks) {
     if (c.error) {
-      out += fmt::format("  {}: session failed: {}\n", c.label,
-                         c.error->message.substr(0, c.error->message.find('\n')));
+      out += fmt::format("  {}: session failed: {}\n", c.label, first_line(c.error->message));
     } else {
       out += fmt::format("  {}: ran, runtime {}{}, nodes {}\n", c.label, c.version.empty() ? "?" : c.version,
                          c.adapter.empty() ? "" : ", adapter " + c.adapter,
-                         report::nodes_text(c.ep, c.nodes_on_backend, c.nodes_on_cpu));
+                         nodes_text(c.ep, c.nodes_on_backend, c.nodes_on_cpu));
     }
   }
   out += "\n";
@@ -51,8 +52,8 @@ std::string lint_text(const lint::LintReport& r) {
   } else {
     std::vector<std::vector<std::string>> rows{{"SEVERITY", "RULE", "BACKENDS", "NODES", "DETAIL"}};
     for (const auto& h : r.hits)
-      rows.push_back({std::string(lint::to_string(h.severity)), h.rule, backends_text(h), nodes_text(h.nodes),
-                      h.detail});
+      rows.push_back({std::string(lint::to_string(h.severity)), h.rule, backends_text(h),
+                      node_list_text(h.nodes), h.detail});
     out += aligned(rows) + "\n";
     for (const auto& h : r.hits) {
       out += fmt::format("{} ({}): {}\n", h.rule, lint::to_string(h.severity), h.title);
@@ -171,7 +172,9 @@ namespace parity::report {
 
 std::string fix_text(const lint::FixReport& r) {
   std::string out = "\nfix:\n";
-  if (r.applied.empty()) out += "  nothing to apply: none of the --apply rules fired\n";
+  if (r.applied.empty())
+    out += r.skipped.empty() ? "  nothing to apply: none of the --apply rules fired\n"
+                             : "  nothing applied: no rule that fired has an exact fix\n";
   for (const auto& a : r.applied) out += "  " + a.rule + ": " + a.what + "\n";
   for (const auto& s : r.skipped) out += "  skipped " + s + "\n";
   if (r.applied.empty()) return out;

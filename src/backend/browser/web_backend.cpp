@@ -11,6 +11,7 @@
 #include "backend/browser/page_reply.h"
 #include "backend/browser/web_errors.h"
 #include "core/process_group_cpu.h"
+#include "core/text.h"
 #include "model/onnx_model.h"
 #include "model/smoke_model.h"
 
@@ -70,8 +71,6 @@ std::string describe_adapter(const AdapterInfo& a) {
   for (const auto& f : facts) joined += (joined.empty() ? "" : ", ") + f;
   return s + " [" + joined + "]";
 }
-
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 std::string join_strings(const std::vector<std::string>& list, const char* sep) {
   std::string out;
