@@ -13,6 +13,7 @@
 #include "model/model_rewrite.h"
 #include "model/onnx_model.h"
 #include "parity/version.h"
+#include "probe/exposed_run.h"
 
 namespace parity::bisect {
 namespace {
@@ -767,19 +768,11 @@ Result<std::map<std::string, bool>> condition_values(const BisectOptions& option
     computed.push_back(cond);
   }
   if (computed.empty()) return out;
-  PARITY_ASSIGN_OR_RETURN(surgery, model::ModelSurgery::open(model));
-  const fs::path exposed = work / ("conditions-" + std::to_string(level) + ".onnx");
-  PARITY_TRY(surgery.write_exposed(exposed, computed));
-  backend::RunRequest request;
-  request.model_path = exposed.string();
-  request.inputs = plan.samples[0];
-  request.output_names = computed;
-  backend::BackendSpec spec = options.reference;
-  spec.count_nodes = false;
   isolate::BackendRunner runner;
-  auto run = runner.run(spec, request, options.limits);
-  if (!run.result.ok()) return run.result.error();
-  for (const auto& t : run.result->outputs) out[t.name] = truth(t.tensor);
+  PARITY_ASSIGN_OR_RETURN(
+      values, probe::run_exposed(options.reference, model, computed, plan.samples[0], options.limits, work,
+                                 "conditions-" + std::to_string(level) + ".onnx", runner));
+  for (const auto& t : values) out[t.name] = truth(t.tensor);
   return out;
 }
 

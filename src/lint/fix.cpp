@@ -6,10 +6,12 @@
 #include <set>
 
 #include "core/scratch_dir.h"
+#include "core/text.h"
 #include "model/graph_facts.h"
 #include "model/model_rewrite.h"
 #include "model/model_surgery.h"
 #include "model/onnx_model.h"
+#include "probe/exposed_run.h"
 
 namespace parity::lint {
 namespace {
@@ -47,27 +49,6 @@ std::vector<std::string> island_boundary(const model::GraphFacts& f, const std::
   return boundary;
 }
 
-// Runs the original model with `values` exposed as outputs on the reference: the island's results.
-Result<std::vector<NamedTensor>> compute_on_reference(const FixOptions& o,
-                                                      const std::vector<std::string>& values,
-                                                      const fs::path& scratch,
-                                                      isolate::BackendRunner& runner) {
-  PARITY_ASSIGN_OR_RETURN(surgery, model::ModelSurgery::open(o.lint.model));
-  const fs::path exposed = scratch / "exposed.onnx";
-  PARITY_TRY(surgery.write_exposed(exposed, values));
-  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(o.lint.model));
-  PARITY_ASSIGN_OR_RETURN(plan, probe::plan_inputs(info, o.lint.inputs));
-  backend::RunRequest request;
-  request.model_path = exposed.string();
-  request.inputs = plan.samples.front();
-  request.output_names = values;
-  backend::BackendSpec spec = o.reference;
-  spec.count_nodes = false;
-  auto run = runner.run(spec, request, o.lint.limits);
-  if (!run.result.ok()) return run.result.error();
-  return std::move(run.result->outputs);
-}
-
 std::string status_of(const probe::ProbeReport& r, const std::string& label) {
   for (const auto& b : r.backends)
     if (b.name == label) return std::string(probe::to_string(b.status));
@@ -75,7 +56,7 @@ std::string status_of(const probe::ProbeReport& r, const std::string& label) {
 }
 
 std::string worst_detail(const probe::BackendReport& b) {
-  if (b.error) return b.error->message.substr(0, b.error->message.find('\n'));
+  if (b.error) return first_line(b.error->message);
   for (const auto& out : b.outputs)
     if (out.verdict == Verdict::mismatch) return out.name + ": " + out.detail;
   double worst = 0;
@@ -153,7 +134,11 @@ Result<FixReport> fix_model(const FixOptions& o, const LintReport& lint,
       if (progress)
         progress("fix: computing " + std::to_string(boundary.size()) + " folded value(s) on " +
                  o.reference.label);
-      PARITY_ASSIGN_OR_RETURN(values, compute_on_reference(o, boundary, scratch.path(), runner));
+      PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(o.lint.model));
+      PARITY_ASSIGN_OR_RETURN(plan, probe::plan_inputs(info, o.lint.inputs));
+      PARITY_ASSIGN_OR_RETURN(
+          values, probe::run_exposed(o.reference, o.lint.model, boundary, plan.samples.front(), o.lint.limits,
+                                     scratch.path(), "island.onnx", runner));
       PARITY_ASSIGN_OR_RETURN(removed, rewriter.replace_with_constants(values));
       applied.what = fmt::format("{} node(s) folded into {} initializer(s) computed on {}", removed.size(),
                                  values.size(), o.reference.label);
