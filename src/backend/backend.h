@@ -70,8 +70,10 @@ struct RunResult {
   std::string adapter;            // e.g. "SwiftShader Device (Subzero) [vulkan, cpu]"; empty for cpu
   int64_t nodes_on_backend = -1;  // kernels the named EP ran in the profiled run; -1 unknown
   int64_t nodes_on_cpu = -1;      // kernels that fell back to the CPU EP; -1 unknown
-  double create_ms = 0;           // session creation wall time
-  double run_ms = 0;              // measured run wall time
+  // (node, op type) of each of those, when the profile names them (native EPs other than cpu).
+  KeyValues cpu_nodes;
+  double create_ms = 0;  // session creation wall time
+  double run_ms = 0;     // measured run wall time
   // One-time setup this run paid and later runs reuse: starting a browser, loading a bundle into
   // its page (web backends; 0 when the page was reused). Part of the run's wall time, reported
   // apart so a first run is not mistaken for a slow one.

@@ -175,6 +175,7 @@ std::string encode_result(const backend::RunResult& r) {
               {"setup_ms", r.setup_ms},
               {"run_ms", r.run_ms},
               {"notes", r.notes},
+              {"cpu_nodes", key_values_to_json(r.cpu_nodes)},
               {"properties", key_values_to_json(r.properties)}}
       .dump();
 }
@@ -191,6 +192,7 @@ Result<backend::RunResult> decode_result(const std::string& payload) {
   r.setup_ms = j.value("setup_ms", 0.0);
   r.run_ms = j.value("run_ms", 0.0);
   r.notes = j.value("notes", std::vector<std::string>{});
+  r.cpu_nodes = key_values_from_json(j.value("cpu_nodes", json::array()));
   r.properties = key_values_from_json(j.value("properties", json::array()));
   return r;
 }

@@ -6,6 +6,7 @@
 
 #include "backend/browser/ort_web_dist.h"
 #include "core/scratch_dir.h"
+#include "core/text.h"
 #include "lint/finding_record.h"
 #include "model/graph_facts.h"
 #include "model/onnx_model.h"
@@ -31,8 +32,6 @@ struct ScopeEntry {
 void say(const probe::ProgressSink& progress, const std::string& line) {
   if (progress) progress(line);
 }
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 bool concerns(const Rule& rule, const std::string& ep) {
   return rule.backends.empty() ||
@@ -119,18 +118,7 @@ BackendCheck check_backend(backend::BackendSpec spec, const std::vector<NamedTen
   c.adapter = run.result->adapter;
   c.nodes_on_backend = run.result->nodes_on_backend;
   c.nodes_on_cpu = run.result->nodes_on_cpu;
-  for (const auto& [key, value] : run.result->properties) {
-    if (key != "placement.cpu_nodes") continue;
-    std::size_t start = 0;
-    while (start < value.size()) {
-      const std::size_t end = std::min(value.find(',', start), value.size());
-      const std::string item = value.substr(start, end - start);
-      const std::size_t colon = item.rfind(':');
-      c.cpu_nodes.emplace_back(item.substr(0, colon),
-                               colon == std::string::npos ? "" : item.substr(colon + 1));
-      start = end + 1;
-    }
-  }
+  c.cpu_nodes = run.result->cpu_nodes;
   if (!fs::exists(c.optimized_model)) c.optimized_model.clear();
   return c;
 }

@@ -341,11 +341,8 @@ class OrtBackend final : public Backend {
       result.nodes_on_cpu = count_of("CPUExecutionProvider");
       // The nodes the EP under test left to the CPU, by name: what lint reports as not taken.
       if (provider_name != "CPUExecutionProvider")
-        if (const auto cpu = placement->find("CPUExecutionProvider"); cpu != placement->end()) {
-          std::string names;
-          for (const auto& [node, op] : cpu->second) names += (names.empty() ? "" : ",") + node + ":" + op;
-          result.properties.emplace_back("placement.cpu_nodes", names);
-        }
+        if (const auto cpu = placement->find("CPUExecutionProvider"); cpu != placement->end())
+          result.cpu_nodes.assign(cpu->second.begin(), cpu->second.end());
     } else {
       result.notes.push_back("node counts unknown: " + placement.error().message);
     }
