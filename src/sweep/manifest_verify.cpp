@@ -46,12 +46,6 @@ std::optional<SizePoint> parse_size(const std::string& label) {
   return SizePoint{m[1].str(), std::stoll(m[2].str()), std::stoll(m[3].str())};
 }
 
-// run_cell reports a reference that could not run as the cell's error, with this prefix
-// (sweep.cpp, summarise): such a cell says nothing about the backend.
-bool reference_failed(const CellResult& r) {
-  return r.error && r.error->message.rfind("the reference could not run", 0) == 0;
-}
-
 // What a declaration's cell re-runs: an enabled backend's own file, a disabled one's failing cell.
 struct Target {
   std::string variant, file, sha256, precision, opt_level, size;
@@ -84,7 +78,7 @@ void judge(DeclarationCheck& c) {
   if (r.ok()) {
     c.outcome = enabled ? VerifyOutcome::holds : VerifyOutcome::now_passes;
     if (!enabled) c.detail = "correct now" + under + ": sweep again to declare it";
-  } else if (reference_failed(r) || r.status == probe::BackendStatus::inconclusive) {
+  } else if (r.reference_failed || r.status == probe::BackendStatus::inconclusive) {
     c.outcome = VerifyOutcome::error;
     c.detail = describe_outcome(r);
   } else {

@@ -78,6 +78,7 @@ CellResult summarise(const probe::ProbeReport& report, const std::string& target
     e.message = "the reference could not run, so the cell cannot be judged: " + e.message;
     r.status = probe::BackendStatus::error;
     r.error = e;
+    r.reference_failed = true;
     return r;
   }
   if (row == report.backends.end()) {

@@ -91,7 +91,8 @@ struct CellResult {
   std::string failed_rule;   // of the worst output, on mismatch
   std::string worst_output;  // the output with the largest error
   std::optional<double> max_abs, cosine;
-  std::optional<Error> error;  // why the cell could not run (status error/crashed/...)
+  std::optional<Error> error;     // why the cell could not run (status error/crashed/...)
+  bool reference_failed = false;  // the error is the reference's: the cell says nothing of the backend
   std::string ort_version, adapter;
   int64_t nodes_on_backend = -1, nodes_on_cpu = -1;
   double create_ms = 0, run_ms = 0, wall_ms = 0;  // the target's session creation and run; whole cell

@@ -211,6 +211,7 @@ json cell_to_json(const CellResult& r) {
           {"max_abs", opt_number(r.max_abs)},
           {"cosine", opt_number(r.cosine)},
           {"error", r.error ? error_to_json(*r.error) : json(nullptr)},
+          {"reference_failed", r.reference_failed},
           {"ort_version", r.ort_version},
           {"adapter", r.adapter},
           {"nodes_on_backend", r.nodes_on_backend},
@@ -242,6 +243,7 @@ Result<CellResult> cell_from_json(const json& j) {
     r.max_abs = number_from_json(j.value("max_abs", json()));
     r.cosine = number_from_json(j.value("cosine", json()));
     if (j.contains("error") && j["error"].is_object()) r.error = error_from_json(j["error"]);
+    r.reference_failed = j.value("reference_failed", false);
     r.ort_version = j.value("ort_version", "");
     r.adapter = j.value("adapter", "");
     r.nodes_on_backend = j.value("nodes_on_backend", int64_t{-1});
