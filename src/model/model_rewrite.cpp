@@ -22,12 +22,20 @@ Error rewrite_error(std::string message, std::string hint = {}) {
   return make_error(ErrorKind::bad_input, Stage::write_output, std::move(message), std::move(hint));
 }
 
-onnx::NodeProto* find_node(onnx::GraphProto& g, const std::string& name) {
+// Index of top-level node `name` (of type `op` when given), or -1. An unnamed node answers to the
+// name graph facts give it, "<op_type>_<index>".
+int find_top_level(const onnx::GraphProto& g, const std::string& name, const char* op = nullptr) {
   for (int k = 0; k < g.node_size(); ++k) {
-    onnx::NodeProto* n = g.mutable_node(k);
-    if (n->name() == name || (n->name().empty() && n->op_type() + "_" + std::to_string(k) == name)) return n;
+    const onnx::NodeProto& n = g.node(k);
+    if (op && n.op_type() != op) continue;
+    if (n.name() == name || (n.name().empty() && n.op_type() + "_" + std::to_string(k) == name)) return k;
   }
-  return nullptr;
+  return -1;
+}
+
+onnx::NodeProto* find_node(onnx::GraphProto& g, const std::string& name) {
+  const int k = find_top_level(g, name);
+  return k < 0 ? nullptr : g.mutable_node(k);
 }
 
 const onnx::TensorProto* find_initializer(const onnx::GraphProto& g, const std::string& name) {
@@ -324,10 +332,7 @@ void rename_values(onnx::GraphProto& g, const std::unordered_map<std::string, st
 
 Status ModelRewriter::inline_if(const std::string& name, bool then_taken) {
   onnx::GraphProto& g = *impl_->model.mutable_graph();
-  int at = -1;
-  for (int k = 0; k < g.node_size(); ++k)
-    if (g.node(k).op_type() == "If" && (g.node(k).name() == name || "If_" + std::to_string(k) == name))
-      at = k;
+  const int at = find_top_level(g, name, "If");
   if (at < 0) return rewrite_error("no top-level If node '" + name + "'");
   const onnx::NodeProto node = g.node(at);
   const char* wanted_branch = then_taken ? "then_branch" : "else_branch";
@@ -346,8 +351,8 @@ Status ModelRewriter::inline_if(const std::string& name, bool then_taken) {
   std::unordered_map<std::string, std::string> renamed;
   auto defines = [&](const std::string& v) {
     if (v.empty() || !used.count(v)) return;
-    std::string fresh = (node.name().empty() ? std::string("if") : node.name()) + "/" + v;
-    for (int k = 1; used.count(fresh); ++k) fresh = node.name() + "/" + v + "_" + std::to_string(k);
+    std::string fresh = name + "/" + v;
+    for (int k = 1; used.count(fresh); ++k) fresh = name + "/" + v + "_" + std::to_string(k);
     renamed[v] = fresh;
     used.insert(fresh);
   };
@@ -369,7 +374,7 @@ Status ModelRewriter::inline_if(const std::string& name, bool then_taken) {
     } else {  // an outer value (or one output twice) passes through: an Identity keeps the name
       onnx::NodeProto* id = inlined.Add();
       id->set_op_type("Identity");
-      id->set_name(node.name() + "/pass_" + std::to_string(k));
+      id->set_name(name + "/pass_" + std::to_string(k));
       const auto first = to_if_output.find(inner);  // a value output twice now has the first name
       id->add_input(first == to_if_output.end() ? inner : first->second);
       id->add_output(node.output(k));
@@ -493,32 +498,25 @@ void identity(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, const 
 // The unrolled copies' results under the node's own output names (final states, then stacked scan
 // outputs), then the nodes after it.
 Status close_unrolled(onnx::GraphProto& g, google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
-                      const onnx::NodeProto& node, int at, int64_t opset,
+                      const onnx::NodeProto& node, const std::string& name, int at, int64_t opset,
                       const std::vector<std::string>& finals,
                       const std::vector<std::vector<std::string>>& parts) {
   const int states = static_cast<int>(finals.size());
   for (int k = 0; k < states && k < node.output_size(); ++k)
-    identity(nodes, node.name() + "/final_" + std::to_string(k), finals[k], node.output(k));
+    identity(nodes, name + "/final_" + std::to_string(k), finals[k], node.output(k));
   for (int j = 0; j < static_cast<int>(parts.size()) && states + j < node.output_size(); ++j)
-    PARITY_TRY(stack(nodes, g, opset, node.name() + "/scan" + std::to_string(j) + "/", parts[j],
-                     node.output(states + j)));
+    PARITY_TRY(
+        stack(nodes, g, opset, name + "/scan" + std::to_string(j) + "/", parts[j], node.output(states + j)));
   for (int k = at + 1; k < g.node_size(); ++k) *nodes.Add() = g.node(k);
   g.mutable_node()->Swap(&nodes);
   return ok_status();
-}
-
-// Index of top-level node `name` of type `op`, or -1.
-int find_top_level(const onnx::GraphProto& g, const char* op, const std::string& name) {
-  for (int k = 0; k < g.node_size(); ++k)
-    if (g.node(k).op_type() == op && g.node(k).name() == name) return k;
-  return -1;
 }
 
 }  // namespace
 
 Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
   onnx::GraphProto& g = *impl_->model.mutable_graph();
-  const int at = find_top_level(g, "Loop", name);
+  const int at = find_top_level(g, name, "Loop");
   if (at < 0) return rewrite_error("no top-level Loop node '" + name + "'");
   if (trips < 1)
     return rewrite_error("Loop '" + name + "': nothing to unroll for " + std::to_string(trips) + " trips");
@@ -568,12 +566,12 @@ Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
     for (int k = 0; k < carried; ++k) current[k] = outs[1 + k];
     for (int j = 0; j < scans; ++j) parts[j].push_back(outs[1 + carried + j]);
   }
-  return close_unrolled(g, nodes, node, at, opset, current, parts);
+  return close_unrolled(g, nodes, node, name, at, opset, current, parts);
 }
 
 Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
   onnx::GraphProto& g = *impl_->model.mutable_graph();
-  const int at = find_top_level(g, "Scan", name);
+  const int at = find_top_level(g, name, "Scan");
   if (at < 0) return rewrite_error("no top-level Scan node '" + name + "'");
   const onnx::NodeProto node = g.node(at);
   const onnx::GraphProto* body = nullptr;
@@ -616,7 +614,7 @@ Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
     for (int k = 0; k < states; ++k) current[k] = outs[k];
     for (int j = 0; j < scans_out; ++j) parts[j].push_back(outs[states + j]);
   }
-  return close_unrolled(g, nodes, node, at, opset, current, parts);
+  return close_unrolled(g, nodes, node, name, at, opset, current, parts);
 }
 
 Status ModelRewriter::save(const std::filesystem::path& path) const {
