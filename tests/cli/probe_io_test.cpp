@@ -8,6 +8,7 @@
 
 #include "core/npy.h"
 #include "model/tensor_proto.h"
+#include "support/json_file.h"
 #include "support/run_parity.h"
 
 namespace parity {
@@ -16,10 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json read_json(const std::string& path) {
-  std::ifstream f(path);
-  return json::parse(f, nullptr, false);
-}
+using testing::read_json;
 
 TEST(ProbeIo, SavedInputsAndOutputsReloadToTheSameNumbers) {
   testing::TempDir tmp;

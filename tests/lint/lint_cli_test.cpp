@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/json_file.h"
 #include "support/run_parity.h"
 #include "support/temp_dir.h"
 
@@ -19,10 +20,7 @@ namespace fs = std::filesystem;
 const std::string kModels = PARITY_TEST_MODELS;
 const std::string kFindings = std::string(PARITY_SOURCE_DIR) + "/docs/findings";
 
-json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return json::parse(in, nullptr, false);
-}
+using testing::read_json;
 
 const json* hit_of(const json& report, const std::string& rule) {
   for (const auto& h : report["hits"])

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/json_file.h"
 #include "support/run_parity.h"
 #include "support/temp_dir.h"
 
@@ -18,10 +19,7 @@ namespace fs = std::filesystem;
 
 const std::string kModels = PARITY_TEST_MODELS;
 
-json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return json::parse(in, nullptr, false);
-}
+using testing::read_json;
 
 struct FixCase {
   const char* model;

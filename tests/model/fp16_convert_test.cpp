@@ -71,8 +71,9 @@ constexpr float kImagenetMean[3] = {0.485f, 0.456f, 0.406f};
 constexpr float kImagenetStd[3] = {0.229f, 0.224f, 0.225f};
 constexpr float kHalfMean[3] = {0.5f, 0.5f, 0.5f};
 
-// Runs `model` on the CPU EP in a worker process; fails the test on any error.
-std::vector<NamedTensor> run_cpu(const std::string& model, const std::vector<NamedTensor>& inputs) {
+// Runs `model` on the CPU EP in a worker process.
+isolate::IsolatedRun run_on_cpu(const std::string& model, const std::vector<NamedTensor>& inputs,
+                                double timeout_s = 300) {
   backend::BackendSpec spec;
   spec.label = spec.ep = "cpu";
   spec.count_nodes = false;
@@ -80,10 +81,15 @@ std::vector<NamedTensor> run_cpu(const std::string& model, const std::vector<Nam
   request.model_path = model;
   request.inputs = inputs;
   isolate::IsolationLimits limits;
-  limits.timeout_s = 300;
+  limits.timeout_s = timeout_s;
   isolate::WorkerLaunch launch;
   launch.worker_exe = PARITY_BIN;
-  isolate::IsolatedRun run = isolate::run_isolated(spec, request, limits, launch);
+  return isolate::run_isolated(spec, request, limits, launch);
+}
+
+// The same, failing the test on any error.
+std::vector<NamedTensor> run_cpu(const std::string& model, const std::vector<NamedTensor>& inputs) {
+  isolate::IsolatedRun run = run_on_cpu(model, inputs);
   EXPECT_TRUE(run.result.ok()) << model << ": " << run.result.error().describe() << "\n" << run.worker_log;
   if (!run.result.ok()) return {};
   return run.result->outputs;
@@ -519,26 +525,9 @@ TEST(Fp16Convert, OnnxNodeSuiteConvertsRunsAndMatches) {
       if (readable) inputs.push_back({info->inputs[i].name, std::move(t->tensor)});
     }
     if (!readable) continue;  // sequences and optionals: the suite's own format, not tensors
-    backend::BackendSpec spec;
-    spec.label = spec.ep = "cpu";
-    spec.count_nodes = false;
-    backend::RunRequest request;
-    request.model_path = out;
-    request.inputs = inputs;
-    isolate::WorkerLaunch launch;
-    launch.worker_exe = PARITY_BIN;
-    isolate::IsolationLimits limits;
-    limits.timeout_s = 120;
-    const auto fp32 = isolate::run_isolated(
-        spec,
-        [&] {
-          backend::RunRequest r = request;
-          r.model_path = (dir / "model.onnx").string();
-          return r;
-        }(),
-        limits, launch);
+    const auto fp32 = run_on_cpu((dir / "model.onnx").string(), inputs, 120);
     if (!fp32.result.ok()) continue;  // ORT cannot run the float32 model either
-    const auto fp16 = isolate::run_isolated(spec, request, limits, launch);
+    const auto fp16 = run_on_cpu(out, inputs, 120);
     ASSERT_TRUE(fp16.result.ok()) << dir << ": " << fp16.result.error().describe();
     ++ran;
     const auto& expected = fp32.result->outputs;

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/child_process.h"
+#include "support/json_file.h"
 #include "support/requirements.h"
 #include "support/run_parity.h"
 
@@ -41,10 +42,7 @@ std::size_t lines_in(const fs::path& path) {
   return n;
 }
 
-json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  return json::parse(in, nullptr, false);
-}
+using testing::read_json;
 
 // The matrix without what differs between runs (timings).
 json matrix_of(const json& report) {
