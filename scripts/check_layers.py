@@ -18,7 +18,7 @@ LAYERS = [
     ["backend"],
     ["isolate"],
     ["probe"],
-    ["bisect", "chaos", "conformance", "sweep"],
+    ["bisect", "chaos", "conformance", "sweep", "guard"],
     ["lint"],  # reruns findings through bisect's verify
     ["report"],
     ["cli"],

@@ -19,6 +19,7 @@ std::vector<Verb> verb_table() {
   verbs.push_back(verify_verb());
   verbs.push_back(sweep_verb());
   verbs.push_back(manifest_verb());
+  verbs.push_back(accept_verb());
   verbs.push_back(lint_verb());
   verbs.push_back(findings_verb());
   verbs.push_back(conformance_verb());

@@ -89,6 +89,7 @@ Verb verify_verb();
 Verb sweep_verb();
 Verb manifest_verb();
 Verb lint_verb();
+Verb accept_verb();
 Verb findings_verb();
 Verb worker_verb();
 Verb backends_verb();

@@ -88,6 +88,25 @@ json sweep_to_json(const SweepSetup& s) {
   return j;
 }
 
+json checks_to_json(const Checks& c) {
+  json j{{"finite", c.finite}};
+  if (c.mean_shift) j["mean_shift"] = *c.mean_shift;
+  if (c.per_channel) j["per_channel"] = true;
+  if (c.range) j["range"] = {c.range->first, c.range->second};
+  if (c.max_zero_fraction) j["max_zero_fraction"] = *c.max_zero_fraction;
+  if (c.max_zero_fraction || c.grid != Checks{}.grid) j["grid"] = c.grid;
+  if (c.scale) j["scale"] = *c.scale;
+  if (!c.input.empty()) j["input"] = c.input;
+  if (!c.output.empty()) j["output"] = c.output;
+  return j;
+}
+
+json guard_to_json(const GuardSettings& g) {
+  json j{{"retries", g.retries}, {"overlap", g.overlap}, {"preflight", g.preflight}};
+  if (!g.order.empty()) j["order"] = g.order;
+  return j;
+}
+
 json declaration_to_json(const Declaration& d) {
   json j{{"ep", d.ep}, {"enabled", d.enabled}};
   auto put = [&j](const char* key, const std::string& v) {
@@ -105,6 +124,7 @@ json declaration_to_json(const Declaration& d) {
   if (!d.session_options.empty()) j["session_options"] = d.session_options;
   if (json runtime = runtime_to_json(d.runtime); !runtime.empty()) j["runtime"] = runtime;
   if (d.evidence) j["evidence"] = evidence_to_json(*d.evidence);
+  if (d.checks) j["checks"] = checks_to_json(*d.checks);
   return j;
 }
 
@@ -429,6 +449,65 @@ struct Checker {
     return e;
   }
 
+  Checks checks(const json& j, const std::string& path) {
+    Checks c;
+    if (!j.is_object()) {
+      problem(path, "must be a table");
+      return c;
+    }
+    unknown_keys(j, path,
+                 {"finite", "mean_shift", "per_channel", "range", "max_zero_fraction", "grid", "scale",
+                  "input", "output"});
+    c.finite = boolean(j, path, "finite", c.finite);
+    c.per_channel = boolean(j, path, "per_channel", c.per_channel);
+    c.mean_shift = fraction(j, path, "mean_shift", false);
+    c.max_zero_fraction = fraction(j, path, "max_zero_fraction", true);
+    if (j.contains("range")) {
+      const json& v = j["range"];
+      if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number() &&
+          v[0].get<double>() <= v[1].get<double>())
+        c.range = std::pair{v[0].get<double>(), v[1].get<double>()};
+      else
+        problem(path + "/range", "must be [LO, HI] with LO <= HI");
+    }
+    c.grid = static_cast<int>(integer(j, path, "grid", 1, c.grid));
+    if (j.contains("scale")) c.scale = integer(j, path, "scale", 1, 1);
+    c.input = text(j, path, "input", false);
+    c.output = text(j, path, "output", false);
+    return c;
+  }
+  // A number >= 0 at j[key] (<= 1 when `at_most_one`); nullopt when absent (or wrong: a problem).
+  std::optional<double> fraction(const json& j, const std::string& path, const char* key, bool at_most_one) {
+    if (!j.contains(key)) return std::nullopt;
+    if (!j[key].is_number() || j[key].get<double>() < 0 || (at_most_one && j[key].get<double>() > 1)) {
+      problem(path + "/" + key, at_most_one ? "must be a number in [0, 1]" : "must be a number >= 0");
+      return std::nullopt;
+    }
+    return j[key].get<double>();
+  }
+
+  GuardSettings guard(const json& j, const std::string& path) {
+    GuardSettings g;
+    if (!j.is_object()) {
+      problem(path, "must be a table");
+      return g;
+    }
+    unknown_keys(j, path, {"order", "retries", "overlap", "preflight"});
+    if (j.contains("order")) {
+      const json& a = j["order"];
+      bool ok = a.is_array();
+      for (const auto& e : a) ok = ok && e.is_string();
+      if (ok)
+        g.order = a.get<std::vector<std::string>>();
+      else
+        problem(path + "/order", "must be an array of backend labels");
+    }
+    g.retries = static_cast<int>(integer(j, path, "retries", 0, g.retries));
+    g.overlap = static_cast<int>(integer(j, path, "overlap", 0, g.overlap));
+    g.preflight = boolean(j, path, "preflight", g.preflight);
+    return g;
+  }
+
   Declaration declaration(const std::string& label, const json& j, const std::string& path) {
     Declaration d;
     d.backend = label;
@@ -436,9 +515,10 @@ struct Checker {
       problem(path, "must be a table");
       return d;
     }
-    unknown_keys(j, path,
-                 {"ep", "enabled", "reason", "variant", "file", "sha256", "precision", "graph_optimization",
-                  "max_size", "size_budget", "provider_options", "session_options", "runtime", "evidence"});
+    unknown_keys(
+        j, path,
+        {"ep", "enabled", "reason", "variant", "file", "sha256", "precision", "graph_optimization",
+         "max_size", "size_budget", "provider_options", "session_options", "runtime", "evidence", "checks"});
     d.ep = text(j, path, "ep", true);
     if (!j.contains("enabled") || !j["enabled"].is_boolean())
       problem(path + "/enabled", "must be true or false");
@@ -461,13 +541,15 @@ struct Checker {
     d.session_options = strings(j, path, "session_options");
     if (j.contains("runtime")) d.runtime = runtime(j["runtime"], path + "/runtime");
     if (j.contains("evidence")) d.evidence = evidence(j["evidence"], path + "/evidence", d.enabled);
+    if (j.contains("checks")) d.checks = checks(j["checks"], path + "/checks");
     return d;
   }
 
   Manifest manifest(const json& j) {
     Manifest m;
     unknown_keys(j, "",
-                 {"schema", "model", "model_sha256", "parity_version", "created", "sweep", "backends"});
+                 {"schema", "model", "model_sha256", "parity_version", "created", "sweep", "backends",
+                  "checks", "guard"});
     if (text(j, "", "schema", true) != kSchema && j.contains("schema"))
       problem("/schema", std::string("must be \"") + kSchema + "\" (this Parity reads version 1)");
     m.model = text(j, "", "model", true);
@@ -482,6 +564,11 @@ struct Checker {
     }
     for (const auto& [label, d] : j["backends"].items())
       m.backends.push_back(declaration(label, d, "/backends/" + label));
+    if (j.contains("checks")) m.checks = checks(j["checks"], "/checks");
+    if (j.contains("guard")) m.guard = guard(j["guard"], "/guard");
+    for (std::size_t i = 0; i < m.guard.order.size(); ++i)
+      if (!m.find(m.guard.order[i]))
+        problem("/guard/order", "names '" + m.guard.order[i] + "', which no [backends] table declares");
     return m;
   }
 
@@ -509,6 +596,8 @@ nlohmann::json to_json(const Manifest& m) {
          {"backends", backends}};
   if (!m.model_sha256.empty()) j["model_sha256"] = m.model_sha256;
   if (m.sweep) j["sweep"] = sweep_to_json(*m.sweep);
+  if (m.checks) j["checks"] = checks_to_json(*m.checks);
+  if (m.guard != GuardSettings{}) j["guard"] = guard_to_json(m.guard);
   return j;
 }
 
@@ -549,6 +638,24 @@ Result<Checked> read_manifest(const std::filesystem::path& path) {
   out.manifest = checker.manifest(j);
   out.problems = std::move(checker.problems);
   return out;
+}
+
+Result<Manifest> Manifest::load(const std::filesystem::path& path) {
+  PARITY_ASSIGN_OR_RETURN(checked, read_manifest(path));
+  if (checked.problems.empty()) return std::move(checked.manifest);
+  std::string list;
+  for (const Problem& p : checked.problems)
+    list += "\n  " + (p.line > 0 ? "line " + std::to_string(p.line) + ": " : std::string()) + p.message;
+  return make_error(
+      ErrorKind::bad_input, Stage::parse_args,
+      path.string() + ": " + std::to_string(checked.problems.size()) + " problem(s) in the manifest:" + list,
+      "fix them (parity manifest check " + path.string() + " lists the same); docs/manifest.md");
+}
+
+const Declaration* Manifest::find(const std::string& backend) const {
+  for (const Declaration& d : backends)
+    if (d.backend == backend) return &d;
+  return nullptr;
 }
 
 }  // namespace parity::manifest

@@ -438,4 +438,46 @@ Result<std::vector<double>> parse_number_list(const std::string& text, const std
   return out;
 }
 
+namespace {
+Error size_error(std::string message, std::string hint = {}) {
+  return make_error(ErrorKind::bad_input, Stage::prepare_inputs, std::move(message), std::move(hint));
+}
+}  // namespace
+
+Status set_spatial_size(const std::string& input, int64_t height, int64_t width, const model::ModelInfo& info,
+                        InputSettings& in) {
+  const std::string label = input + "=" + std::to_string(height) + "x" + std::to_string(width);
+  if (in.files.count(input)) {
+    in.resize[input] = {height, width};
+    return ok_status();
+  }
+  const auto it =
+      std::find_if(info.inputs.begin(), info.inputs.end(), [&](const auto& v) { return v.name == input; });
+  if (it == info.inputs.end())
+    return size_error("size " + label + " names '" + input + "', which is not an input of the model");
+  if (!it->has_shape || it->dims.size() < 2)
+    return size_error("size " + label + " needs input '" + input + "' to have a declared rank of 2 or more",
+                      "give its whole shape with --shape instead");
+  const std::size_t rank = it->dims.size();
+  Shape shape(rank);
+  for (std::size_t d = 0; d < rank; ++d) {
+    const model::Dim& dim = it->dims[d];
+    if (d == rank - 2 || d == rank - 1) {
+      shape[d] = d == rank - 2 ? height : width;
+    } else if (dim.is_fixed()) {
+      shape[d] = dim.value;
+    } else if (auto v = in.dims.find(dim.symbol); !dim.symbol.empty() && v != in.dims.end()) {
+      shape[d] = v->second;
+    } else if (d == 0) {
+      shape[d] = 1;
+    } else {
+      return size_error(
+          "input '" + input + "' dim " + std::to_string(d) + " is not fixed",
+          "set it with --dim " + (dim.symbol.empty() ? std::string("SYMBOL") : dim.symbol) + "=N");
+    }
+  }
+  in.shapes[input] = shape;
+  return ok_status();
+}
+
 }  // namespace parity::probe

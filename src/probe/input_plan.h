@@ -76,6 +76,13 @@ MissingShapes find_missing_shapes(const model::ModelInfo& model, const InputSett
 // name the input and dim ("input 'x' dim 0 is symbolic 'batch'"), every missing one at once.
 Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings& settings);
 
+// Sets the last two dims (H, W) of `input`: a resize for an input read from a file, a whole shape
+// otherwise (other dims from the model, a --dim, or 1 for a leading symbolic one). bad_input at
+// prepare_inputs when the input is unknown, has no declared rank >= 2 or an unset inner dim.
+// sweep's size axis and the guard's preflight sample size their inputs with it.
+Status set_spatial_size(const std::string& input, int64_t height, int64_t width, const model::ModelInfo& info,
+                        InputSettings& in);
+
 // Seeded uniform random tensor in [range.lo, range.hi) (integers: [lo, hi)); deterministic.
 Result<Tensor> random_tensor(DType dtype, const Shape& shape, ValueRange range, uint64_t seed);
 

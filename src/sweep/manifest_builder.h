@@ -15,6 +15,7 @@
 #include "manifest/manifest.h"
 #include "parity/result.h"
 #include "probe/input_plan.h"
+#include "probe/manifest_setup.h"
 #include "sweep/sweep.h"
 
 namespace parity::sweep {
@@ -24,12 +25,8 @@ namespace parity::sweep {
 Result<manifest::Manifest> build_manifest(const SweepPlan& plan, const std::vector<CellResult>& results,
                                           const std::string& today);
 
-// The spec a declaration was measured with: its label, EP, options and runtime, at `opt_level`.
-backend::BackendSpec spec_of(const manifest::Declaration& d, const std::string& opt_level);
-// The reference backend as the sweep set it up (label "reference").
-backend::BackendSpec spec_of(const manifest::Reference& r);
-// The input settings of the sweep; `resolve` maps each recorded file path to the one to read.
-probe::InputSettings settings_of(const manifest::Inputs& in,
-                                 const std::function<std::filesystem::path(const std::string&)>& resolve);
+// The specs and input settings of a manifest (probe/manifest_setup.h), by their old names here.
+using probe::settings_of;
+using probe::spec_of;
 
 }  // namespace parity::sweep

@@ -21,42 +21,6 @@ Error plan_error(std::string message, std::string hint = {}) {
   return make_error(ErrorKind::bad_input, Stage::prepare_inputs, std::move(message), std::move(hint));
 }
 
-// Sets the last two dims of `s.input` to the size point: a resize for an input read from a file,
-// a whole shape (other dims from the model, --dim, or 1 for a leading symbolic one) otherwise.
-Status apply_size(const SizePoint& s, const model::ModelInfo& info, probe::InputSettings& in) {
-  if (in.files.count(s.input)) {
-    in.resize[s.input] = {s.height, s.width};
-    return ok_status();
-  }
-  const auto it =
-      std::find_if(info.inputs.begin(), info.inputs.end(), [&](const auto& v) { return v.name == s.input; });
-  if (it == info.inputs.end())
-    return plan_error("--size names '" + s.input + "', which is not an input of the model");
-  if (!it->has_shape || it->dims.size() < 2)
-    return plan_error("--size needs input '" + s.input + "' to have a declared rank of 2 or more",
-                      "give its whole shape with --shape and no --size");
-  const std::size_t rank = it->dims.size();
-  Shape shape(rank);
-  for (std::size_t d = 0; d < rank; ++d) {
-    const model::Dim& dim = it->dims[d];
-    if (d == rank - 2 || d == rank - 1) {
-      shape[d] = d == rank - 2 ? s.height : s.width;
-    } else if (dim.is_fixed()) {
-      shape[d] = dim.value;
-    } else if (auto v = in.dims.find(dim.symbol); !dim.symbol.empty() && v != in.dims.end()) {
-      shape[d] = v->second;
-    } else if (d == 0) {
-      shape[d] = 1;
-    } else {
-      return plan_error(
-          "input '" + s.input + "' dim " + std::to_string(d) + " is not fixed",
-          "set it with --dim " + (dim.symbol.empty() ? std::string("SYMBOL") : dim.symbol) + "=N");
-    }
-  }
-  in.shapes[s.input] = shape;
-  return ok_status();
-}
-
 // The output a cell is summarised by: the first that fails, else the one with the largest error.
 const probe::OutputReport* worst_output(const probe::BackendReport& b) {
   const probe::OutputReport* worst = nullptr;
@@ -170,7 +134,7 @@ Result<CellResult> probe_cell(const SweepPlan& plan, const Cell& c, const std::o
   o.inputs = plan.inputs;
   if (size) {
     PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(variant.path));
-    PARITY_TRY(apply_size(*size, info, o.inputs));
+    PARITY_TRY(probe::set_spatial_size(size->input, size->height, size->width, info, o.inputs));
   }
   o.limits = plan.limits;
   o.judge_as = judging_dtype(variant.precision);
@@ -267,29 +231,6 @@ Result<CellResult> search_cell(const SweepPlan& plan, const Cell& c, isolate::Ba
 }
 
 }  // namespace
-
-std::string precision_from_name(const std::string& name) {
-  for (const char* p : {"fp32", "fp16", "bf16", "int8", "uint8", "quint8", "qint8", "int4", "uint4", "q4"})
-    if (name.rfind(p, 0) == 0) return p;
-  return "";
-}
-
-std::optional<double> variant_drift_cosine(const std::string& precision) {
-  // Calibrated on the GPU machine (docs/sweep.md): fp16 variants that are right stay above
-  // 0.99999 (ResNet-50 0.999991, PP-OCRv4 det on cpu 0.999992), a wrong one falls to 0.97-0.99.
-  if (precision == "fp16") return 0.9999;
-  if (precision == "bf16") return 0.999;
-  return std::nullopt;
-}
-
-std::optional<DType> judging_dtype(const std::string& precision) {
-  if (precision == "fp32") return DType::float32;
-  if (precision == "fp16") return DType::float16;
-  if (precision == "bf16") return DType::bfloat16;
-  for (const char* q : {"int8", "uint8", "quint8", "qint8", "int4", "uint4", "q4"})
-    if (precision == q) return DType::bfloat16;
-  return std::nullopt;
-}
 
 SizePoint size_point(const SizeSearch& s, const SearchSize& size) {
   return {s.input, size.height, size.width};

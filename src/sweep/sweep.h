@@ -19,6 +19,7 @@
 #include "isolate/isolated_runner.h"
 #include "parity/result.h"
 #include "probe/input_plan.h"
+#include "probe/precision.h"
 #include "probe/probe.h"
 #include "sweep/cliff.h"
 
@@ -32,19 +33,11 @@ struct Variant {
   std::string precision;       // fp32 | fp16 | bf16 | int8 | uint8 | int4 | q4 | ...
 };
 
-// The cosine every float output of a variant must keep against the fp32 model (see run_cell).
-inline constexpr double kVariantMinCosine = 0.99;
-
-// The precision-drift budget of a variant whose reference backend cannot compute its precision
-// natively (fp16, bf16 on the CPU EP): nullopt for others (fp32, quantized: the CPU runs those).
-std::optional<double> variant_drift_cosine(const std::string& precision);
-
-// The precision a variant name implies ("fp16_v2" -> fp16), or "" when it implies none.
-std::string precision_from_name(const std::string& name);
-// The element type whose default tolerance judges a variant of `precision`: fp32 -> float32,
-// fp16 -> float16, bf16 -> bfloat16; quantized ones (int8, uint8, int4, q4) -> bfloat16, since
-// their weights carry about 1% error by construction. nullopt for an unknown precision.
-std::optional<DType> judging_dtype(const std::string& precision);
+// How a variant of each precision is judged (probe/precision.h), by their old names here.
+using probe::judging_dtype;
+using probe::kVariantMinCosine;
+using probe::precision_from_name;
+using probe::variant_drift_cosine;
 
 // One point of the size axis: the last two dims (H, W) of one input. An input fed from a file
 // (--input) is resized to it; a random one gets that shape.

@@ -74,6 +74,22 @@ Manifest two_backends() {
   setup.inputs.resize = {{"x", {320, 320}}};
   setup.timeout_s = 120;
   m.sweep = setup;
+  Checks checks;  // the guard runtime's: every field away from its default
+  checks.finite = false;
+  checks.mean_shift = 0.05;
+  checks.per_channel = true;
+  checks.range = std::pair{0.0, 1.0};
+  checks.max_zero_fraction = 0.4;
+  checks.grid = 8;
+  checks.scale = 4;
+  checks.input = "x";
+  checks.output = "y";
+  m.checks = checks;
+  m.backends[0].checks = Checks{};
+  m.guard.order = {"webgpu", "web-wasm"};
+  m.guard.retries = 3;
+  m.guard.overlap = 24;
+  m.guard.preflight = false;
   return m;
 }
 
@@ -173,6 +189,44 @@ TEST(Manifest, CheckKnowsWhatVerifyNeedsAndRefusesWhatItCannotUse) {
         "27 /backends/cpu/evidence/file: only a disabled backend's evidence names its file"})
     EXPECT_THAT(m, ::testing::Contains(HasSubstr(want))) << want;
   EXPECT_EQ(m.size(), 9u) << ::testing::PrintToString(m);
+}
+
+TEST(Manifest, GuardChecksAndSettingsAreCheckedAndLoadListsEveryProblem) {
+  testing::TempDir dir;
+  const auto path = dir.path() / "caps.toml";
+  std::ofstream(path) << "schema = \"parity.manifest/1\"\n"  // 1
+                         "model = \"m.onnx\"\n"              // 2
+                         "[guard]\n"                         // 3
+                         "order = [\"webgpu\", \"cuda\"]\n"  // 4: cuda is not declared
+                         "retries = -1\n"                    // 5
+                         "[checks]\n"                        // 6
+                         "mean_shift = \"small\"\n"          // 7
+                         "range = [1.0, 0.0]\n"              // 8
+                         "max_zero_fraction = 1.5\n"         // 9
+                         "brightness = 1\n"                  // 10: unknown
+                         "[backends.webgpu]\n"               // 11
+                         "ep = \"webgpu\"\n"                 // 12
+                         "enabled = false\n"                 // 13
+                         "reason = \"wrong\"\n"              // 14
+                         "checks = { scale = 0 }\n";         // 15
+  const auto checked = read_manifest(path);
+  ASSERT_TRUE(checked.ok()) << checked.error().describe();
+  const auto m = messages(*checked);
+  EXPECT_THAT(m, ::testing::Contains(HasSubstr("/guard/order: names 'cuda'")));
+  EXPECT_THAT(m, ::testing::Contains(HasSubstr("5 /guard/retries: must be an integer >= 0")));
+  EXPECT_THAT(m, ::testing::Contains(HasSubstr("7 /checks/mean_shift: must be a number >= 0")));
+  EXPECT_THAT(m, ::testing::Contains(HasSubstr("8 /checks/range: must be [LO, HI] with LO <= HI")));
+  EXPECT_THAT(m, ::testing::Contains(HasSubstr("9 /checks/max_zero_fraction: must be a number in [0, 1]")));
+  EXPECT_THAT(m, ::testing::Contains(HasSubstr("10 /checks/brightness: unknown key")));
+  EXPECT_THAT(m, ::testing::Contains(HasSubstr("/backends/webgpu/checks/scale: must be an integer >= 1")));
+  EXPECT_EQ(m.size(), 7u) << ::testing::PrintToString(m);
+
+  // What an application calls: one bad_input Error that lists them all, with their lines.
+  const auto loaded = Manifest::load(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().kind, ErrorKind::bad_input);
+  EXPECT_THAT(loaded.error().message, HasSubstr("7 problem(s)"));
+  EXPECT_THAT(loaded.error().message, HasSubstr("line 9: /checks/max_zero_fraction"));
 }
 
 TEST(Manifest, AnotherSchemaVersionOrNoBackendsIsAProblem) {

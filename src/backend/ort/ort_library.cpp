@@ -8,6 +8,9 @@
 #include <memory>
 #include <mutex>
 
+#include "backend/ort/ort_backend.h"
+#include "backend/ort/ort_providers.h"
+
 #ifndef PARITY_DEFAULT_ORT_LIB
 #error "PARITY_DEFAULT_ORT_LIB must be defined by the build (src/CMakeLists.txt)"
 #endif
@@ -105,6 +108,42 @@ Result<const OrtLibrary*> load_ort_library(const std::string& path_in, OrtGuard&
   lib->version = version;
   slot = std::move(lib);
   return slot.get();
+}
+
+Result<std::vector<std::string>> available_providers(OrtGuard& guard) {
+  const OrtApi* api = guard.api();
+  char** names = nullptr;
+  int count = 0;
+  Status listed =
+      guard.call("GetAvailableProviders", [&] { return api->GetAvailableProviders(&names, &count); });
+  ProviderList list(api, names, count);  // owned before any check
+  PARITY_TRY(listed);
+  PARITY_TRY(guard.require(names, "GetAvailableProviders reported success but returned a null list"));
+  std::vector<std::string> out;
+  for (int i = 0; i < list.size(); ++i)
+    if (list.at(i) != nullptr) out.emplace_back(list.at(i));
+  return out;
+}
+
+Result<OrtLibraryInfo> probe_ort_library(const std::string& ort_lib) {
+  OrtGuard guard("ort", std::nullopt);
+  guard.enter(Stage::load_library);
+  PARITY_ASSIGN_OR_RETURN(lib, load_ort_library(ort_lib, guard));
+  guard.set_api(lib->api);
+  guard.enter(Stage::append_provider);
+  PARITY_ASSIGN_OR_RETURN(providers, available_providers(guard));
+  OrtLibraryInfo info;
+  info.path = lib->path;
+  info.version = lib->version;
+  info.api_version = lib->api_version;
+  for (const std::string& p : providers) info.eps.push_back(short_ep_name(p));
+  info.providers = std::move(providers);
+  return info;
+}
+
+Result<std::vector<std::string>> list_available_eps(const std::string& ort_lib) {
+  PARITY_ASSIGN_OR_RETURN(info, probe_ort_library(ort_lib));
+  return info.eps;
 }
 
 }  // namespace parity::backend::ort

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "backend/ort/ort_api.h"
 #include "backend/ort/ort_guard.h"
@@ -40,5 +41,9 @@ std::string default_ort_library_path();
 // older than kMinApiVersion, bad_input when the file is not an ONNX Runtime library. Thread-safe.
 // The returned object lives until the process exits.
 Result<const OrtLibrary*> load_ort_library(const std::string& path, OrtGuard& guard);
+
+// The providers built into the library whose table `guard` holds, as ORT names them
+// ("WebGpuExecutionProvider", ...), in ORT's order.
+Result<std::vector<std::string>> available_providers(OrtGuard& guard);
 
 }  // namespace parity::backend::ort

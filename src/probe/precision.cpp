@@ -1,0 +1,28 @@
+#include "probe/precision.h"
+
+namespace parity::probe {
+
+std::string precision_from_name(const std::string& name) {
+  for (const char* p : {"fp32", "fp16", "bf16", "int8", "uint8", "quint8", "qint8", "int4", "uint4", "q4"})
+    if (name.rfind(p, 0) == 0) return p;
+  return "";
+}
+
+std::optional<double> variant_drift_cosine(const std::string& precision) {
+  // Calibrated on the GPU machine (docs/sweep.md): fp16 variants that are right stay above
+  // 0.99999 (ResNet-50 0.999991, PP-OCRv4 det on cpu 0.999992), a wrong one falls to 0.97-0.99.
+  if (precision == "fp16") return 0.9999;
+  if (precision == "bf16") return 0.999;
+  return std::nullopt;
+}
+
+std::optional<DType> judging_dtype(const std::string& precision) {
+  if (precision == "fp32") return DType::float32;
+  if (precision == "fp16") return DType::float16;
+  if (precision == "bf16") return DType::bfloat16;
+  for (const char* q : {"int8", "uint8", "quint8", "qint8", "int4", "uint4", "q4"})
+    if (precision == q) return DType::bfloat16;
+  return std::nullopt;
+}
+
+}  // namespace parity::probe
