@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -87,6 +89,26 @@ inline std::string describe(const std::vector<GuardEvent>& events) {
     s += "\n  " + std::string(to_string(e.kind)) + " " + e.backend + ": " + e.message;
   return s;
 }
+
+// Restores the Vulkan loader's variables on scope exit. An in-process native WebGPU session points
+// them at its adapter for the whole process (docs/guard.md), and a test that picks a mock adapter
+// must not hand it to the tests after it in the same process (workers and Chromium inherit it).
+class ScopedVulkanEnv {
+ public:
+  ScopedVulkanEnv() {
+    for (const char* name : kNames)
+      saved_.emplace_back(name, std::getenv(name) ? std::optional<std::string>(std::getenv(name)) : std::nullopt);
+  }
+  ~ScopedVulkanEnv() {
+    for (const auto& [name, value] : saved_) value ? ::setenv(name, value->c_str(), 1) : ::unsetenv(name);
+  }
+  ScopedVulkanEnv(const ScopedVulkanEnv&) = delete;
+  ScopedVulkanEnv& operator=(const ScopedVulkanEnv&) = delete;
+
+ private:
+  static constexpr const char* kNames[] = {"VK_ICD_FILENAMES", "VK_DRIVER_FILES"};
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
+};
 
 // The sweep setup every test manifest shares: cpu reference, a 32x32 sample in [0, 1].
 inline constexpr const char* kSweepSetup = R"(

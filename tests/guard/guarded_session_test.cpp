@@ -118,6 +118,7 @@ scale = 2
 }
 
 TEST(GuardedSession, ABackendWithNoUsableAdapterFallsBackWithTheReason) {
+  ScopedVulkanEnv restore;
   TempDir dir;
   const std::string icd = write_mock_icd_manifest(dir.str());
   const Manifest m = write_manifest(dir, int8_manifest("runtime = { adapter = \"" + icd + "\" }\n", ""));
@@ -277,6 +278,7 @@ graph_optimization = "all"
 }
 
 TEST(GuardedSession, NoUsableBackendIsOneErrorListingEveryReason) {
+  ScopedVulkanEnv restore;
   TempDir dir;
   const std::string icd = write_mock_icd_manifest(dir.str());
   const Manifest m = write_manifest(dir, std::string(R"(

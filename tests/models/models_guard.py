@@ -30,8 +30,11 @@ def _io():
 
 
 def _tail(mix_name):
-    return [helper.make_node("Conv", ["x", "smooth"], ["s"], group=3, pads=[1, 1, 1, 1], name="smooth"),
-            helper.make_node("Conv", ["s", mix_name], ["m"], name="mix"),
+    # kernel_shape as exporters write it (onnxruntime-web's JSEP refuses a Conv without it: lint rule
+    # conv-no-kernel-shape).
+    return [helper.make_node("Conv", ["x", "smooth"], ["s"], group=3, kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                             name="smooth"),
+            helper.make_node("Conv", ["s", mix_name], ["m"], kernel_shape=[1, 1], name="mix"),
             helper.make_node("Resize", ["m", "", "scales"], ["y"], mode="linear", name="upscale")]
 
 
