@@ -1,5 +1,7 @@
 #include "guard/engine.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <mutex>
 
@@ -73,6 +75,14 @@ class IsolatedEngine final : public Engine {
 
 std::filesystem::path default_worker_exe() {
   if (const char* env = std::getenv("PARITY_WORKER"); env != nullptr && *env != '\0') return env;
+  // Installed: lib/libparity_guard.so beside bin/parity. Built: this code sits in a binary of
+  // build/bin, beside build/bin/parity. Else the build tree this library came from.
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&default_worker_exe), &info) != 0 && info.dli_fname != nullptr) {
+    std::error_code ec;
+    const auto beside = std::filesystem::path(info.dli_fname).parent_path().parent_path() / "bin" / "parity";
+    if (std::filesystem::is_regular_file(beside, ec)) return beside;
+  }
   return PARITY_WORKER_EXE;
 }
 

@@ -7,8 +7,8 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,7 +97,8 @@ class ScopedVulkanEnv {
  public:
   ScopedVulkanEnv() {
     for (const char* name : kNames)
-      saved_.emplace_back(name, std::getenv(name) ? std::optional<std::string>(std::getenv(name)) : std::nullopt);
+      saved_.emplace_back(name,
+                          std::getenv(name) ? std::optional<std::string>(std::getenv(name)) : std::nullopt);
   }
   ~ScopedVulkanEnv() {
     for (const auto& [name, value] : saved_) value ? ::setenv(name, value->c_str(), 1) : ::unsetenv(name);

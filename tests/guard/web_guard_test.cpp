@@ -2,6 +2,7 @@
 // the same chain, preflight, self-checks, refusals and tiles as the native guard, on the wasm and
 // WebGPU paths (WebGPU on Chromium's SwiftShader here, NVIDIA on the GPU machine).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,7 +12,9 @@
 #include "backend/browser/web_server.h"
 #include "guard/guard_fixtures.h"
 #include "manifest/manifest.h"
+#include "support/json_file.h"
 #include "support/requirements.h"
+#include "support/run_parity.h"
 
 namespace parity::testing {
 namespace {
@@ -46,12 +49,14 @@ class WebGuardPage {
   }
 
   // Runs tests/guard/web/scenarios.mjs on `model` with the manifest written from `toml`.
-  json run(const Manifest& m, const std::string& model, int64_t h, int64_t w, const json& options = json::object()) {
+  json run(const Manifest& m, const std::string& model, int64_t h, int64_t w,
+           const json& options = json::object()) {
     if (!chromium_) return {{"harness", "no browser"}};
-    const json args{{"ortUrl", ort_url_},      {"guardUrl", guard_url_}, {"modelsUrl", models_url_},
-                    {"model", model},          {"manifest", manifest::to_json(m)},
-                    {"size", {h, w}},          {"options", options}};
-    auto r = chromium_->evaluate("import('" + scenarios_url_ + "').then(m => m.run(" + args.dump() + "))", 300);
+    const json args{{"ortUrl", ort_url_}, {"guardUrl", guard_url_},           {"modelsUrl", models_url_},
+                    {"model", model},     {"manifest", manifest::to_json(m)}, {"size", {h, w}},
+                    {"options", options}};
+    auto r =
+        chromium_->evaluate("import('" + scenarios_url_ + "').then(m => m.run(" + args.dump() + "))", 300);
     EXPECT_TRUE(r.ok()) << r.error().describe();
     return r.ok() ? *r : json{{"harness", r.error().describe()}};
   }
@@ -73,23 +78,32 @@ std::string web_manifest(const std::string& model, const std::string& label, con
                          const std::string& declaration_extra = "") {
   return std::string(R"(
 schema = "parity.manifest/1"
-model = ")") + model + R"(.onnx"
-)" + extra + kSweepSetup + R"(
-[backends.)" + label + R"(]
-ep = ")" + label + R"("
+model = ")") +
+         model + R"(.onnx"
+)" + extra +
+         kSweepSetup + R"(
+[backends.)" +
+         label + R"(]
+ep = ")" +
+         label + R"("
 enabled = true
 variant = "fp32"
-file = ")" + model + R"(.onnx"
-sha256 = "{sha:)" + model + R"(}"
+file = ")" +
+         model + R"(.onnx"
+sha256 = "{sha:)" +
+         model + R"(}"
 precision = "fp32"
 graph_optimization = "all"
-)" + declaration_extra + R"(
+)" + declaration_extra +
+         R"(
 [backends.web-wasm]
 ep = "web-wasm"
 enabled = true
 variant = "fp32"
-file = ")" + model + R"(.onnx"
-sha256 = "{sha:)" + model + R"(}"
+file = ")" +
+         model + R"(.onnx"
+sha256 = "{sha:)" +
+         model + R"(}"
 precision = "fp32"
 graph_optimization = "all"
 )";
@@ -97,7 +111,8 @@ graph_optimization = "all"
 
 int count(const json& events, const std::string& kind, const std::string& backend) {
   int n = 0;
-  for (const auto& e : events) n += (e.value("kind", "") == kind && e.value("backend", "") == backend) ? 1 : 0;
+  for (const auto& e : events)
+    n += (e.value("kind", "") == kind && e.value("backend", "") == backend) ? 1 : 0;
   return n;
 }
 
@@ -117,8 +132,10 @@ TEST(WebGuard, ASelfCheckCatchesTheMiscomputeAndTheWasmPathServes) {
   PARITY_REQUIRE("chromium");
   WebGuardPage page(kWebGpuBundle);
   const Manifest m = write_manifest(
-      page.dir(), web_manifest("guard_upscale_int8", "web-webgpu",
-                               "[guard]\npreflight = false\n[checks]\nmean_shift = 0.05\nper_channel = true\nscale = 2\n"));
+      page.dir(),
+      web_manifest(
+          "guard_upscale_int8", "web-webgpu",
+          "[guard]\npreflight = false\n[checks]\nmean_shift = 0.05\nper_channel = true\nscale = 2\n"));
   const json r = page.run(m, "guard_upscale_int8.onnx", 40, 40);
   ASSERT_TRUE(r.contains("run")) << r.dump(1);
   EXPECT_EQ(r["backend"], "web-webgpu") << r.dump(1);  // no preflight: the wrong backend starts serving
@@ -137,7 +154,8 @@ TEST(WebGuard, NoUsableWebGpuAdapterFallsBackWithTheReason) {
   const Manifest m = write_manifest(page.dir(), web_manifest("guard_upscale", "web-webgpu", ""));
   const json r = page.run(m, "guard_upscale.onnx", 32, 32);
   ASSERT_TRUE(r.contains("openEvents")) << r.dump(1);
-  if (count(r["openEvents"], "selected", "web-webgpu") == 1) GTEST_SKIP() << "this machine has a hardware adapter";
+  if (count(r["openEvents"], "selected", "web-webgpu") == 1)
+    GTEST_SKIP() << "this machine has a hardware adapter";
   ASSERT_EQ(count(r["openEvents"], "open-failed", "web-webgpu"), 1) << r.dump(1);
   for (const auto& e : r["openEvents"])
     if (e["kind"] == "open-failed") {
@@ -152,7 +170,8 @@ TEST(WebGuard, ABackendDeclaredUnfitIsRefusedWhenTheUrlForcesIt) {
   WebGuardPage page(kWebGpuBundle);
   std::string toml = web_manifest("guard_upscale_int8", "web-webgpu", "");
   toml = replace_all(toml, "ep = \"web-webgpu\"\nenabled = true",
-                     "ep = \"web-webgpu\"\nenabled = false\nreason = \"blocked 1-D DequantizeLinear reads the wrong scale\"");
+                     "ep = \"web-webgpu\"\nenabled = false\nreason = \"blocked 1-D DequantizeLinear reads "
+                     "the wrong scale\"");
   const Manifest m = write_manifest(page.dir(), toml);
   const json r = page.run(m, "guard_upscale_int8.onnx", 32, 32, {{"force", "web-webgpu"}});
   ASSERT_TRUE(r.contains("openEvents")) << r.dump(1);
@@ -164,8 +183,9 @@ TEST(WebGuard, ABackendDeclaredUnfitIsRefusedWhenTheUrlForcesIt) {
 TEST(WebGuard, TilesWithinTheDeclaredBudgetGiveTheWholeImageOnWebGpu) {
   PARITY_REQUIRE("chromium");
   WebGuardPage page(kWebGpuBundle);
-  const Manifest m = write_manifest(page.dir(), web_manifest("guard_upscale", "web-webgpu", "[checks]\nmean_shift = 0.05\nscale = 2\n",
-                                                             "size_budget = \"x=48x48\"\n"));
+  const Manifest m = write_manifest(
+      page.dir(), web_manifest("guard_upscale", "web-webgpu", "[checks]\nmean_shift = 0.05\nscale = 2\n",
+                               "size_budget = \"x=48x48\"\n"));
   const json r = page.run(m, "guard_upscale.onnx", 128, 96);
   ASSERT_TRUE(r.contains("run")) << r.dump(1);
   EXPECT_EQ(r["run"]["backend"], "web-webgpu") << r.dump(1);
@@ -177,7 +197,8 @@ TEST(WebGuard, TilesWithinTheDeclaredBudgetGiveTheWholeImageOnWebGpu) {
 TEST(WebGuard, TheJsepPathServesTheRightModelAndIsRejectedOnTheWrongOne) {
   PARITY_REQUIRE("chromium");
   WebGuardPage page(kJsepBundle);
-  const Manifest m = write_manifest(page.dir(), web_manifest("guard_upscale", "web-jsep", "[checks]\nmean_shift = 0.05\n"));
+  const Manifest m =
+      write_manifest(page.dir(), web_manifest("guard_upscale", "web-jsep", "[checks]\nmean_shift = 0.05\n"));
   const json r = page.run(m, "guard_upscale.onnx", 64, 48);
   ASSERT_TRUE(r.contains("run")) << r.dump(1);
   EXPECT_EQ(count(r["openEvents"], "preflight-passed", "web-jsep"), 1) << r.dump(1);
@@ -195,11 +216,53 @@ TEST(WebGuard, AManifestWithNoBrowserBackendIsATypedError) {
   PARITY_REQUIRE("chromium");
   WebGuardPage page(kWebGpuBundle);
   Manifest m = write_manifest(page.dir(), web_manifest("guard_upscale", "web-webgpu", ""));
-  m.backends.resize(1);  // web-webgpu only...
+  m.backends.resize(1);         // web-webgpu only...
   m.backends[0].ep = "webgpu";  // ...and native: nothing for the page to run
   const json r = page.run(m, "guard_upscale.onnx", 16, 16);
   ASSERT_TRUE(r.contains("error")) << r.dump(1);
   EXPECT_EQ(r["error"]["kind"], "unavailable") << r.dump(1);
+}
+
+// examples/web-upscale as a user stages and opens it: stage.sh (a real sweep and manifest), the
+// page in headless Chromium, the image upscaled through the guard, a forced unfit backend refused.
+TEST(WebGuard, TheExamplePageUpscalesTheImageThroughTheGuard) {
+  PARITY_REQUIRE("chromium");
+  TempDir dir;
+  const auto staged = run_command(
+      {"/bin/bash", std::string(PARITY_SOURCE_DIR) + "/examples/web-upscale/stage.sh", dir.str() + "/site"});
+  ASSERT_EQ(staged.exit_code, 0) << staged.output;
+  auto server = WebServer::start();
+  ASSERT_TRUE(server.ok());
+  const std::string site = (*server)->origin() + (*server)->mount(dir.str() + "/site");
+  auto open_page = [&](const std::string& query) {
+    ChromiumOptions options;
+    options.url = site + "index.html" + query;
+    auto chromium = ChromiumSession::launch(options);
+    EXPECT_TRUE(chromium.ok()) << chromium.error().describe();
+    if (!chromium.ok()) return json();
+    for (int i = 0; i < 600; ++i) {
+      auto r = (*chromium)->evaluate("globalThis.parityExample || null", 10);
+      if (r.ok() && r->is_object()) return *r;
+      ::usleep(100000);
+    }
+    return json{{"error", "the page did not finish in 60 s"}};
+  };
+  const json done = open_page("");
+  EXPECT_FALSE(done.contains("error")) << done.dump(1);
+  EXPECT_EQ(done["backend"], "web-webgpu") << done.dump(1);
+  EXPECT_EQ(done["dims"], json({1, 3, 720, 960})) << done.dump(1);
+  EXPECT_NE(done["log"].get<std::string>().find("preflight-passed"), std::string::npos) << done.dump(1);
+
+  // The team declares WebGPU unfit; a user forcing it in the URL gets the wasm path and the reason.
+  const auto caps_path = dir.path() / "site" / "caps.json";
+  json caps = read_json(caps_path);
+  caps["backends"]["web-webgpu"] = {
+      {"ep", "web-webgpu"}, {"enabled", false}, {"reason", "not signed off for 1.30.0"}};
+  std::ofstream(caps_path) << caps.dump(2);
+  const json forced = open_page("?backend=web-webgpu");
+  EXPECT_EQ(forced["backend"], "web-wasm") << forced.dump(1);
+  EXPECT_NE(forced["log"].get<std::string>().find("refused"), std::string::npos) << forced.dump(1);
+  EXPECT_NE(forced["log"].get<std::string>().find("not signed off"), std::string::npos) << forced.dump(1);
 }
 
 }  // namespace

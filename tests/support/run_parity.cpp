@@ -15,9 +15,16 @@ namespace parity::testing {
 
 CommandResult run_parity(const std::vector<std::string>& args,
                          const std::vector<std::pair<std::string, std::string>>& env, double timeout_s) {
+  std::vector<std::string> argv{PARITY_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv, env, timeout_s);
+}
+
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::vector<std::pair<std::string, std::string>>& env, double timeout_s) {
   SpawnOptions so;
-  so.exe = PARITY_BIN;
-  so.args = args;
+  so.exe = argv.at(0);
+  so.args.assign(argv.begin() + 1, argv.end());
   so.env_set = env;
   CommandResult r;
   auto child = ChildProcess::spawn(so);

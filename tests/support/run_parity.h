@@ -20,6 +20,11 @@ CommandResult run_parity(const std::vector<std::string>& args,
                          const std::vector<std::pair<std::string, std::string>>& env = {},
                          double timeout_s = 600);
 
+// Runs any program (argv[0] an absolute path) the same way, e.g. a script an example ships.
+CommandResult run_command(const std::vector<std::string>& argv,
+                          const std::vector<std::pair<std::string, std::string>>& env = {},
+                          double timeout_s = 600);
+
 // Writes a Vulkan ICD manifest for Chromium's mock driver (no usable adapter for Dawn) into
 // `dir` and returns its path.
 std::string write_mock_icd_manifest(const std::string& dir);
