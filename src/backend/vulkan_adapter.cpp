@@ -122,21 +122,19 @@ void use_driver(const std::string& icd_json) {
   parity_set_driver() = icd_json;
 }
 
-// Best device Dawn should pick, described; an empty string if none or if listing failed.
-std::string describe_best_device(std::string& note) {
+// Best device Dawn should pick; nullopt (and why, in `note`) if none or if listing failed.
+std::optional<VulkanDevice> best_device(std::string& note) {
   auto devices = enumerate_vulkan_devices();
   if (!devices.ok()) {
     note += "; Vulkan devices could not be listed: " + devices.error().message;
-    return {};
+    return std::nullopt;
   }
   if (devices->empty()) {
     note += "; the Vulkan loader sees no device";
-    return {};
+    return std::nullopt;
   }
-  const auto best = std::min_element(devices->begin(), devices->end(), [](const auto& a, const auto& b) {
-    return preference(a) < preference(b);
-  });
-  return describe_vulkan_device(*best);
+  return *std::min_element(devices->begin(), devices->end(),
+                           [](const auto& a, const auto& b) { return preference(a) < preference(b); });
 }
 
 }  // namespace
@@ -169,6 +167,9 @@ Result<std::vector<VulkanDevice>> enumerate_vulkan_devices() {
       reinterpret_cast<PFN_vkEnumeratePhysicalDevices>(get_proc(instance, "vkEnumeratePhysicalDevices"));
   auto properties = reinterpret_cast<PFN_vkGetPhysicalDeviceProperties>(
       get_proc(instance, "vkGetPhysicalDeviceProperties"));
+  // Core in 1.1 (the instance asks for it); a 1.0 loader gives none and the limit stays unknown.
+  auto properties2 = reinterpret_cast<PFN_vkGetPhysicalDeviceProperties2>(
+      get_proc(instance, "vkGetPhysicalDeviceProperties2"));
   if (destroy == nullptr || enumerate == nullptr || properties == nullptr)
     return vulkan_error(ErrorKind::error, "the Vulkan loader lacks core 1.0 instance functions");
 
@@ -196,6 +197,19 @@ Result<std::vector<VulkanDevice>> enumerate_vulkan_devices() {
     d.device_id = p.deviceID;
     d.api_version = version_string(p.apiVersion);
     d.driver_version = driver_version_string(p.vendorID, p.driverVersion);
+    d.max_storage_buffer_range = p.limits.maxStorageBufferRange;
+    if (properties2 != nullptr && p.apiVersion >= VK_API_VERSION_1_1) {
+      VkPhysicalDeviceMaintenance4Properties m4{};
+      m4.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES;
+      VkPhysicalDeviceMaintenance3Properties m3{};
+      m3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
+      m3.pNext = p.apiVersion >= VK_API_VERSION_1_3 ? &m4 : nullptr;
+      VkPhysicalDeviceProperties2 p2{};
+      p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+      p2.pNext = &m3;
+      properties2(handle, &p2);
+      d.max_buffer_size = m4.maxBufferSize > 0 ? m4.maxBufferSize : m3.maxMemoryAllocationSize;
+    }
     devices.push_back(std::move(d));
   }
   return devices;
@@ -254,7 +268,8 @@ Result<AdapterChoice> select_webgpu_adapter(std::string_view mode) {
     use_driver(path);
     choice.note = "webgpu adapter: ICD manifest " + path;
   }
-  choice.adapter = describe_best_device(choice.note);
+  choice.device = best_device(choice.note);
+  if (choice.device) choice.adapter = describe_vulkan_device(*choice.device);
   return choice;
 }
 

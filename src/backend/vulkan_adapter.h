@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,11 @@ struct VulkanDevice {
   uint32_t device_id = 0;
   std::string api_version;     // "1.3.239"
   std::string driver_version;  // decoded the vendor's way where known (NVIDIA), else as major.minor.patch
+  // The limits Dawn's WebGPU limits come from: maxStorageBufferRange (its maxStorageBufferBindingSize)
+  // and the largest buffer the device creates (maintenance4's maxBufferSize, else maintenance3's
+  // maxMemoryAllocationSize); 0 = the device did not say.
+  uint64_t max_storage_buffer_range = 0;
+  uint64_t max_buffer_size = 0;
 };
 
 // Lists the physical devices the Vulkan loader sees with the current environment. An empty list
@@ -37,8 +43,9 @@ Result<std::vector<VulkanDevice>> enumerate_vulkan_devices();
 std::string describe_vulkan_device(const VulkanDevice& device);
 
 struct AdapterChoice {
-  std::string adapter;  // description of the device Dawn should pick; empty if none was seen
-  std::string note;     // one line for RunResult::notes: how the driver was chosen
+  std::string adapter;                 // description of the device Dawn should pick; empty if none was seen
+  std::optional<VulkanDevice> device;  // that device, with its limits
+  std::string note;                    // one line for RunResult::notes: how the driver was chosen
 };
 
 // Applies BackendSpec::webgpu_adapter to this process's environment:

@@ -54,7 +54,9 @@ Result<VerbOutput> run(const AcceptArgs& a) {
 void declare(CLI::App& cmd, AcceptArgs& a) {
   cmd.footer(
       "Runs the application's own sample through the guard runtime (docs/guard.md) on every backend the "
-      "manifest declares, each on its own with no fallback: preflight, the manifest's [checks] and, with "
+      "manifest declares, each on its own with no fallback: native backends through the C++ guard, browser "
+      "backends (web-wasm, web-jsep, web-webgpu) through parity-guard.mjs in headless Chromium; preflight, "
+      "the manifest's [checks] and, with "
       "these options, the task's assertions on the output. A backend declared fit that cannot start, fails "
       "its preflight, returns no output that passes the checks, or fails an assertion fails the gate; one "
       "declared unfit is listed and not run.\n"
@@ -65,7 +67,8 @@ void declare(CLI::App& cmd, AcceptArgs& a) {
       "  parity accept caps.toml --sample x=photo.png --min-sharpness 0.5 --max-colour-shift 0.2\n"
       "  parity accept caps.toml --sample x=photo.png --predicate 'python3 check_face.py' --json "
       "accept.json\n"
-      "  parity accept caps.toml --sample x=photo.png -b webgpu --isolated");
+      "  parity accept caps.toml --sample x=photo.png -b webgpu --isolated\n"
+      "  parity accept caps.toml --sample x=photo.png -b web-webgpu,web-wasm");
   cmd.add_option("manifest", a.manifest, "the capability manifest (.toml or .json)")->required();
   cmd.add_option(
       "--sample", a.samples,

@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "core/scratch_dir.h"
 #include "guard/self_checks.h"
+#include "guard/web_acceptance.h"
 #include "model/onnx_model.h"
 #include "probe/input_plan.h"
 #include "probe/manifest_setup.h"
@@ -59,31 +60,30 @@ BackendAcceptance accept_one(const manifest::Declaration& d, const Manifest& m, 
     a.reason = d.reason;
     return a;
   }
-  if (backend::is_web_backend(d.ep)) {
-    a.reason =
-        "browser backends are accepted in the page with parity-guard.mjs, which this build does not run yet";
-    return a;
-  }
   const auto start = Clock::now();
-  GuardOptions g;
-  g.only = d.backend;
-  g.isolated = o.isolated;
-  g.cache_dir = o.cache_dir;
-  g.base_dir = o.manifest_path.parent_path();
-  g.on_event = [&](const GuardEvent& e) { a.events.push_back(e); };
-  auto session = GuardedSession::open(model, m, g);
-  if (session.ok()) {
-    auto run = (*session)->run(sample);
-    if (run.ok()) {
-      a.task = run_task_checks(o.task, sample, run->outputs, scratch.string());
-      a.run = std::move(run).value();
+  if (backend::is_web_backend(d.ep)) {
+    accept_in_browser(d, m, o, model, sample, scratch, a);
+  } else {
+    GuardOptions g;
+    g.only = d.backend;
+    g.isolated = o.isolated;
+    g.cache_dir = o.cache_dir;
+    g.base_dir = o.manifest_path.parent_path();
+    g.on_event = [&](const GuardEvent& e) { a.events.push_back(e); };
+    auto session = GuardedSession::open(model, m, g);
+    if (session.ok()) {
+      if (auto run = (*session)->run(sample); run.ok()) a.run = std::move(run).value();
+    } else if (a.events.empty()) {
+      a.events.push_back(
+          {GuardEvent::Kind::open_failed, d.backend, session.error().describe(), session.error()});
     }
   }
+  if (a.run) a.task = run_task_checks(o.task, sample, a.run->outputs, scratch.string());
   a.wall_ms = ms_since(start);
   if (!a.run) {
     a.status = AcceptStatus::failed;
     a.reason = first_failure_of(a.events);
-    if (a.reason.empty()) a.reason = session.ok() ? "the run failed" : session.error().message;
+    if (a.reason.empty()) a.reason = "the run failed";
     return a;
   }
   for (const CheckResult& c : a.task)
@@ -99,14 +99,13 @@ std::string_view to_string(AcceptStatus s) {
     case AcceptStatus::passed: return "passed";
     case AcceptStatus::failed: return "failed";
     case AcceptStatus::unfit: return "unfit";
-    case AcceptStatus::not_run: return "not-run";
   }
   return "?";
 }
 
 int AcceptReport::exit_code() const {
   for (const BackendAcceptance& b : backends)
-    if (b.status == AcceptStatus::failed || b.status == AcceptStatus::not_run) return 1;
+    if (b.status == AcceptStatus::failed) return 1;
   return 0;
 }
 

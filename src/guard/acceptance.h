@@ -1,7 +1,8 @@
 // guard/acceptance.h: `parity accept`, the pre-release gate of seed 002 as one command: the
 // application's own sample through the guard on every backend the manifest declares fit, each on
 // its own (no fallback), with the manifest's checks plus the task's assertions. A backend declared
-// fit that fails any of them fails the gate.
+// fit that fails any of them fails the gate. Native declarations run in GuardedSession, browser
+// ones in the web module in headless Chromium (web_acceptance.h).
 #pragma once
 
 #include <filesystem>
@@ -28,13 +29,13 @@ struct AcceptOptions {
   std::function<void(const std::string&)> progress;
 };
 
-enum class AcceptStatus { passed, failed, unfit, not_run };
+enum class AcceptStatus { passed, failed, unfit };
 std::string_view to_string(AcceptStatus s);
 
 struct BackendAcceptance {
   std::string label, ep;
-  AcceptStatus status = AcceptStatus::not_run;
-  std::string reason;              // the first failure, why unfit, or why not run
+  AcceptStatus status = AcceptStatus::failed;
+  std::string reason;              // the first failure, or why unfit
   std::vector<GuardEvent> events;  // opening and the run, in order
   std::optional<GuardedRun> run;   // when the guard returned outputs
   std::vector<CheckResult> task;   // the task's assertions on those outputs
@@ -45,8 +46,7 @@ struct AcceptReport {
   std::string manifest, model;
   std::vector<std::string> samples;  // "x=photo.png"
   std::vector<BackendAcceptance> backends;
-  // 0 every declared-fit backend passed, 1 one failed; not-run browser backends are listed, and
-  // do not pass the gate either (1), since nothing was shown about them.
+  // 0 every declared-fit backend passed, 1 one failed.
   int exit_code() const;
 };
 

@@ -20,12 +20,12 @@ class InProcessEngine final : public Engine {
   explicit InProcessEngine(std::unique_ptr<backend::ort::Session> session) : session_(std::move(session)) {}
 
   Result<backend::RunResult> run(const std::vector<NamedTensor>& inputs) override {
-    backend::RunRequest request;
-    request.inputs = inputs;
-    return session_->run(request);
+    static const std::vector<std::string> all_outputs;
+    return session_->run(backend::ort::RunView{inputs, all_outputs});
   }
   std::string runtime_version() const override { return session_->opened().runtime_version; }
   std::string adapter() const override { return session_->opened().adapter; }
+  backend::KeyValues properties() const override { return session_->opened().properties; }
 
  private:
   std::unique_ptr<backend::ort::Session> session_;
@@ -51,6 +51,7 @@ class IsolatedEngine final : public Engine {
       std::lock_guard lock(mutex_);
       runtime_version_ = r.result->runtime_version;
       adapter_ = r.result->adapter;
+      properties_ = r.result->properties;
     }
     return std::move(r.result);
   }
@@ -62,6 +63,10 @@ class IsolatedEngine final : public Engine {
     std::lock_guard lock(mutex_);
     return adapter_;
   }
+  backend::KeyValues properties() const override {
+    std::lock_guard lock(mutex_);
+    return properties_;
+  }
 
  private:
   backend::BackendSpec spec_;
@@ -69,6 +74,7 @@ class IsolatedEngine final : public Engine {
   EngineSettings settings_;
   mutable std::mutex mutex_;
   std::string runtime_version_, adapter_;
+  backend::KeyValues properties_;
 };
 
 }  // namespace

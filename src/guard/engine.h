@@ -36,6 +36,9 @@ class Engine {
   // until a run when isolated.
   virtual std::string runtime_version() const = 0;
   virtual std::string adapter() const = 0;
+  // What the backend reported about itself ("adapter.limits.maxBufferSize", ...); empty until a
+  // run when isolated.
+  virtual backend::KeyValues properties() const = 0;
 };
 
 // Opens `spec` on `model`. In process this creates the session (load_library .. create_session);

@@ -183,10 +183,26 @@ struct GuardedSession::Impl {
   Result<bool> preflight(const Candidate& c, guard::Engine& engine, const std::string& sha,
                          std::vector<GuardEvent>& log) {
     const std::string& label = c.decl->backend;
+    // The adapter's limits first: known at open in process, after the first run when isolated.
+    bool limits_checked = false;
+    auto fits = [&] {
+      const backend::KeyValues properties = engine.properties();
+      limits_checked = !properties.empty();
+      const std::string shortfall = guard::adapter_shortfall(*c.decl, properties);
+      if (!shortfall.empty()) emit(log, GuardEvent::Kind::preflight_failed, label, shortfall);
+      return shortfall.empty();
+    };
+    if (!fits()) return false;
     if (!manifest.guard.preflight) return true;
-    if (manifest.sweep && c.decl->ep == manifest.sweep->reference.ep) {
+    const std::string reference_ep = manifest.sweep ? manifest.sweep->reference.ep : manifest::Reference{}.ep;
+    if (c.decl->ep == reference_ep) {
       emit(log, GuardEvent::Kind::preflight_skipped, label,
            "the reference backend itself: nothing to check it against");
+      return true;
+    }
+    if (!manifest.sweep) {  // a hand-written manifest: say so rather than refuse every backend
+      emit(log, GuardEvent::Kind::preflight_skipped, label,
+           "the manifest records no sample ([sweep]): this backend is trusted unchecked");
       return true;
     }
     std::string key;
@@ -200,6 +216,7 @@ struct GuardedSession::Impl {
     }
     PARITY_ASSIGN_OR_RETURN(sample, guard::preflight_sample(manifest, *c.decl, c.file, base_dir));
     PARITY_ASSIGN_OR_RETURN(actual, engine.run(sample));
+    if (!limits_checked && !fits()) return false;
     PARITY_ASSIGN_OR_RETURN(expected, reference_outputs(c, sample));
     const guard::PreflightVerdict v = guard::judge_preflight(actual.outputs, expected, c.decl->precision);
     if (key.empty())

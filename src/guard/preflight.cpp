@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -121,6 +122,28 @@ fs::path default_cache_dir() {
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
     return fs::path(home) / ".cache" / "parity";
   return {};
+}
+
+std::string adapter_shortfall(const manifest::Declaration& d,
+                              const std::vector<std::pair<std::string, std::string>>& adapter) {
+  if (d.largest_weight_bytes == 0) return "";
+  auto limit = [&](std::string_view name) -> uint64_t {
+    for (const auto& [key, value] : adapter)
+      if (key == "adapter.limits." + std::string(name)) {
+        uint64_t v = 0;
+        std::from_chars(value.data(), value.data() + value.size(), v);
+        return v;
+      }
+    return 0;
+  };
+  auto mib = [](uint64_t bytes) { return fmt::format("{:.0f} MiB", static_cast<double>(bytes) / (1 << 20)); };
+  for (std::string_view name : {"maxBufferSize", "maxStorageBufferBindingSize"}) {
+    if (name == "maxStorageBufferBindingSize" && d.ep != "web-jsep") continue;
+    if (const uint64_t have = limit(name); have > 0 && d.largest_weight_bytes > have)
+      return fmt::format("the adapter's {} is {}, below the {} the file's largest weight needs", name,
+                         mib(have), mib(d.largest_weight_bytes));
+  }
+  return "";
 }
 
 }  // namespace parity::guard

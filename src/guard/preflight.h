@@ -36,6 +36,15 @@ struct PreflightVerdict {
 PreflightVerdict judge_preflight(const std::vector<NamedTensor>& actual,
                                  const std::vector<NamedTensor>& expected, const std::string& precision);
 
+// The adapter's limits against what the declared file needs (google/xrblocks PR #483: a GPU with a
+// 128 MiB limit picked for a model needing 384 MiB): empty when they fit or either side is
+// unknown, else one line naming the limit. `adapter` holds the backend's "adapter.limits.*"
+// properties. The file's largest weight must fit maxBufferSize (one buffer); on web-jsep, which
+// binds each tensor whole, maxStorageBufferBindingSize too (ORT's WebGPU EP binds large buffers in
+// segments, docs/sweep.md, so that limit is not a reason to refuse it).
+std::string adapter_shortfall(const manifest::Declaration& d,
+                              const std::vector<std::pair<std::string, std::string>>& adapter);
+
 // A folder of cached verdicts (preflight.json inside), safe to share between processes: writes
 // replace the file atomically and keep entries other processes wrote meanwhile. An empty path
 // caches nothing.

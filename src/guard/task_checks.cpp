@@ -90,13 +90,17 @@ CheckResult run_predicate(const std::string& command, const NamedTensor& out, co
   child->close_request();
   std::string log;
   std::optional<ExitStatus> status;
-  while (!(status = child->try_wait())) {  // drain its output so a chatty predicate cannot block
-    pollfd p{child->log_fd(), POLLIN, 0};
-    ::poll(&p, 1, 20);
+  const auto drain = [&] {
     char chunk[4096];
     for (ssize_t n; (n = ::read(child->log_fd(), chunk, sizeof chunk)) > 0;)
       log.append(chunk, static_cast<std::size_t>(n));
+  };
+  while (!(status = child->try_wait())) {  // drain while it runs so a chatty predicate cannot block
+    pollfd p{child->log_fd(), POLLIN, 0};
+    ::poll(&p, 1, 20);
+    drain();
   }
+  drain();  // what it wrote between the last read and its exit
   while (!log.empty() && (log.back() == '\n' || log.back() == ' ')) log.pop_back();
   const std::string said =
       log.empty() ? "" : ": " + log.substr(log.rfind('\n') == std::string::npos ? 0 : log.rfind('\n') + 1);

@@ -120,6 +120,7 @@ json declaration_to_json(const Declaration& d) {
   put("graph_optimization", d.graph_optimization);
   put("max_size", d.max_size);
   put("size_budget", d.size_budget);
+  if (d.largest_weight_bytes > 0) j["largest_weight_bytes"] = d.largest_weight_bytes;
   if (!d.provider_options.empty()) j["provider_options"] = d.provider_options;
   if (!d.session_options.empty()) j["session_options"] = d.session_options;
   if (json runtime = runtime_to_json(d.runtime); !runtime.empty()) j["runtime"] = runtime;
@@ -515,10 +516,10 @@ struct Checker {
       problem(path, "must be a table");
       return d;
     }
-    unknown_keys(
-        j, path,
-        {"ep", "enabled", "reason", "variant", "file", "sha256", "precision", "graph_optimization",
-         "max_size", "size_budget", "provider_options", "session_options", "runtime", "evidence", "checks"});
+    unknown_keys(j, path,
+                 {"ep", "enabled", "reason", "variant", "file", "sha256", "precision", "graph_optimization",
+                  "max_size", "size_budget", "largest_weight_bytes", "provider_options", "session_options",
+                  "runtime", "evidence", "checks"});
     d.ep = text(j, path, "ep", true);
     if (!j.contains("enabled") || !j["enabled"].is_boolean())
       problem(path + "/enabled", "must be true or false");
@@ -537,6 +538,7 @@ struct Checker {
     size_label(path + "/max_size", d.max_size);
     d.size_budget = text(j, path, "size_budget", false);
     size_label(path + "/size_budget", d.size_budget);
+    d.largest_weight_bytes = static_cast<uint64_t>(integer(j, path, "largest_weight_bytes", 0, 0));
     d.provider_options = strings(j, path, "provider_options");
     d.session_options = strings(j, path, "session_options");
     if (j.contains("runtime")) d.runtime = runtime(j["runtime"], path + "/runtime");

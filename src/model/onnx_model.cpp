@@ -113,6 +113,7 @@ void describe_initializers(const onnx::GraphProto& g, ModelInfo& info) {
   info.initializer_count = static_cast<std::size_t>(g.initializer_size() + g.sparse_initializer_size());
   for (const onnx::TensorProto& t : g.initializer()) {
     info.initializer_bytes += element_bytes(t);
+    info.largest_initializer_bytes = std::max(info.largest_initializer_bytes, element_bytes(t));
     note_weight(info, t);
     if (t.data_location() == onnx::TensorProto::EXTERNAL) ++info.external_initializers;
   }

@@ -4,6 +4,7 @@
 
 #include "guard/guard_fixtures.h"
 #include "support/json_file.h"
+#include "support/requirements.h"
 #include "support/run_parity.h"
 
 namespace parity::testing {
@@ -11,42 +12,25 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// webgpu and cpu declared fit for MODEL (guard_upscale or its int8 export), web-wasm unfit.
+// One declaration of MODEL, fit, on EP (labelled EP) at graph optimisation OPT.
+std::string fit(const std::string& ep, const std::string& model, const std::string& opt = "all") {
+  return "[backends." + ep + "]\nep = \"" + ep +
+         "\"\nenabled = true\nvariant = \"fp32\"\nfile = \"{models}/" + model +
+         ".onnx\"\nsha256 = \"{sha:" + model + "}\"\nprecision = \"fp32\"\ngraph_optimization = \"" + opt +
+         "\"\n";
+}
+
+// MODEL (guard_upscale or its int8 export) with the manifest's checks and DECLARATIONS.
+std::string manifest_with(const std::string& model, const std::string& declarations) {
+  return "schema = \"parity.manifest/1\"\nmodel = \"{models}/" + model +
+         ".onnx\"\n[checks]\nmean_shift = 0.05\nscale = 2\n" + kSweepSetup + declarations;
+}
+
+// webgpu and cpu declared fit for MODEL, web-wasm unfit.
 std::string manifest_for(const std::string& model) {
-  return std::string(R"(
-schema = "parity.manifest/1"
-model = "{models}/)") +
-         model + R"(.onnx"
-[checks]
-mean_shift = 0.05
-scale = 2
-)" + kSweepSetup +
-         R"(
-[backends.webgpu]
-ep = "webgpu"
-enabled = true
-variant = "fp32"
-file = "{models}/)" +
-         model + R"(.onnx"
-sha256 = "{sha:)" +
-         model + R"(}"
-precision = "fp32"
-graph_optimization = "disabled"
-[backends.cpu]
-ep = "cpu"
-enabled = true
-variant = "fp32"
-file = "{models}/)" +
-         model + R"(.onnx"
-sha256 = "{sha:)" +
-         model + R"(}"
-precision = "fp32"
-graph_optimization = "all"
-[backends.web-wasm]
-ep = "web-wasm"
-enabled = false
-reason = "not swept"
-)";
+  return manifest_with(
+      model, fit("webgpu", model, "disabled") + fit("cpu", model) +
+                 "[backends.web-wasm]\nep = \"web-wasm\"\nenabled = false\nreason = \"not swept\"\n");
 }
 
 const std::string kSample = std::string("x=") + PARITY_SOURCE_DIR + "/examples/receipt.png";
@@ -97,6 +81,42 @@ TEST(AcceptCli, AFailingUserPredicateFailsTheGate) {
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
   EXPECT_THAT(bad.output,
               HasSubstr("task check predicate: `echo face not found; exit 3 #` exited 3: face not found"));
+}
+
+// Both browser paths (and the wasm one) through parity-guard.mjs in headless Chromium, on the
+// application's own image, with the same checks and assertions as the native run.
+TEST(AcceptCli, AcceptsTheBrowserPathsThroughTheWebModuleInChromium) {
+  PARITY_REQUIRE("chromium");
+  TempDir dir;
+  write_manifest(dir, manifest_with("guard_upscale", fit("web-webgpu", "guard_upscale") +
+                                                         fit("web-jsep", "guard_upscale") +
+                                                         fit("web-wasm", "guard_upscale")));
+  const auto r =
+      run_parity({"accept", (dir / "caps.toml").string(), "--sample", kSample, "--expect-scale", "2",
+                  "--keep-brightness", "0.05", "--no-cache", "--json", (dir / "accept.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto j = read_json(dir / "accept.json");
+  ASSERT_EQ(j["backends"].size(), 3u) << j.dump(1);
+  for (const auto& b : j["backends"]) {
+    EXPECT_EQ(b["status"], "passed") << b.dump(1);
+    EXPECT_EQ(b["run"]["backend"], b["backend"]) << b.dump(1);
+    EXPECT_EQ(b["run"]["checks"].size(), 3u) << b.dump(1);  // finite, scale, mean_shift: the module's
+    EXPECT_EQ(b["task_checks"].size(), 2u) << b.dump(1);    // on the outputs read back from the page
+  }
+}
+
+TEST(AcceptCli, ABrowserPathDeclaredFitThatMiscomputesFailsTheGate) {
+  PARITY_REQUIRE("chromium");
+  TempDir dir;
+  write_manifest(dir, manifest_with("guard_upscale_int8", fit("web-webgpu", "guard_upscale_int8") +
+                                                              fit("web-wasm", "guard_upscale_int8")));
+  const auto r = run_parity({"accept", (dir / "caps.toml").string(), "--sample", kSample, "--no-cache",
+                             "--json", (dir / "accept.json").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("web-webgpu: preflight-failed: output 'y'"));
+  const auto j = read_json(dir / "accept.json");
+  for (const auto& b : j["backends"])
+    EXPECT_EQ(b["status"], b["backend"] == "web-wasm" ? "passed" : "failed") << b.dump(1);
 }
 
 TEST(AcceptCli, UsageErrorsExitTwo) {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "guard/guard_fixtures.h"
+#include "guard/preflight.h"
 #include "support/run_parity.h"
 
 namespace parity::testing {
@@ -133,6 +134,54 @@ TEST(GuardedSession, ABackendWithNoUsableAdapterFallsBackWithTheReason) {
   EXPECT_EQ(failed->error->stage, Stage::append_provider);
   EXPECT_NE(failed->message.find("adapter"), std::string::npos) << failed->message;
   EXPECT_EQ((*session)->backend(), "cpu");
+}
+
+// The adapter's real limits (SwiftShader's, read through Vulkan as Dawn reads them) against a file
+// whose largest weight is declared at 64 GiB: not trusted before anything runs on it.
+TEST(GuardedSession, AnAdapterBelowTheFilesLargestWeightIsNotTrusted) {
+  ScopedVulkanEnv restore;
+  TempDir dir;
+  const Manifest m = write_manifest(dir, int8_manifest("largest_weight_bytes = 68719476736\n", ""));
+  auto session = GuardedSession::open(kInt8, m, options_in(dir));
+  ASSERT_TRUE(session.ok()) << session.error().describe();
+  const auto& events = (*session)->open_events();
+  ASSERT_EQ(count_events(events, Kind::preflight_failed, "webgpu"), 1) << describe(events);
+  for (const GuardEvent& e : events)
+    if (e.kind == Kind::preflight_failed) {
+      EXPECT_NE(e.message.find("the adapter's maxBufferSize is"), std::string::npos) << e.message;
+      EXPECT_NE(e.message.find("below the 65536 MiB the file's largest weight needs"), std::string::npos)
+          << e.message;
+    }
+  EXPECT_EQ((*session)->backend(), "cpu");
+  // The same file at its real size fits: the limit is read, not assumed.
+  const Manifest fits = write_manifest(dir, int8_manifest("largest_weight_bytes = 4096\n", ""));
+  auto ok = GuardedSession::open(kInt8, fits, options_in(dir));
+  ASSERT_TRUE(ok.ok()) << ok.error().describe();
+  for (const GuardEvent& e : (*ok)->open_events())
+    EXPECT_EQ(e.message.find("maxBufferSize"), std::string::npos) << e.message;
+}
+
+TEST(AdapterShortfall, TheBufferLimitHoldsEverywhereTheBindingLimitOnlyOnJsep) {
+  manifest::Declaration d;
+  d.ep = "web-webgpu";
+  d.largest_weight_bytes = 384ull << 20;
+  const std::vector<std::pair<std::string, std::string>> small_binding = {
+      {"adapter.limits.maxBufferSize", std::to_string(1ull << 30)},
+      {"adapter.limits.maxStorageBufferBindingSize", std::to_string(128ull << 20)}};
+  EXPECT_EQ(guard::adapter_shortfall(d, small_binding), "");  // ORT's WebGPU EP binds in segments
+  d.ep = "web-jsep";
+  EXPECT_EQ(
+      guard::adapter_shortfall(d, small_binding),
+      "the adapter's maxStorageBufferBindingSize is 128 MiB, below the 384 MiB the file's largest weight "
+      "needs");
+  d.ep = "webgpu";
+  const std::vector<std::pair<std::string, std::string>> small_buffer = {
+      {"adapter.limits.maxBufferSize", std::to_string(256ull << 20)}};
+  EXPECT_EQ(guard::adapter_shortfall(d, small_buffer),
+            "the adapter's maxBufferSize is 256 MiB, below the 384 MiB the file's largest weight needs");
+  EXPECT_EQ(guard::adapter_shortfall(d, {}), "");  // a backend with no adapter (cpu)
+  d.largest_weight_bytes = 0;
+  EXPECT_EQ(guard::adapter_shortfall(d, small_buffer), "");  // not recorded: nothing to hold it to
 }
 
 TEST(GuardedSession, ACrashingBackendInIsolatedModeFallsBackAndTheApplicationLives) {

@@ -96,6 +96,21 @@ TEST(SelfChecks, NaNsRangeAndScaleEachFail) {
   EXPECT_FALSE(find(run_checks(all_checks(), {in}, {same_size}), "scale").passed);
 }
 
+TEST(SelfChecks, NonFiniteValuesAreCountedAndLeftOutOfMeansAndRange) {
+  // Odd sizes, so the vectorised runs have tails; an Inf, a -Inf and a NaN in one row.
+  const auto in = image("x", 3, 7, 13, texture);
+  const auto out = image("y", 3, 14, 26, [](int64_t c, int64_t y, int64_t x) {
+    if (c == 1 && y == 5 && x < 3) return x == 0 ? INFINITY : x == 1 ? -INFINITY : NAN;
+    return texture(c, y / 2, x / 2);
+  });
+  manifest::Checks c = all_checks();
+  const auto r = run_checks(c, {in}, {out});
+  EXPECT_FALSE(find(r, "finite").passed);
+  EXPECT_NE(find(r, "finite").detail.find("has 3 NaN/Inf"), std::string::npos) << find(r, "finite").detail;
+  EXPECT_TRUE(find(r, "range").passed) << find(r, "range").detail;            // extremes of the finite values
+  EXPECT_TRUE(find(r, "mean_shift").passed) << find(r, "mean_shift").detail;  // means of the finite values
+}
+
 TEST(SelfChecks, ImageChecksWithoutAnImageOutputFailSayingSo) {
   auto t = Tensor::zeros(DType::float32, {1, 10}).value();
   manifest::Checks c;

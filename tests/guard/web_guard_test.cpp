@@ -165,6 +165,25 @@ TEST(WebGuard, NoUsableWebGpuAdapterFallsBackWithTheReason) {
   EXPECT_EQ(r["run"]["backend"], "web-wasm");
 }
 
+// The adapter's real limits against a file whose largest weight is declared at 64 GiB: refused
+// before a session is created on it, with the limit in the reason.
+TEST(WebGuard, AnAdapterBelowTheFilesLargestWeightIsRefusedBeforeTheSessionIsCreated) {
+  PARITY_REQUIRE("chromium");
+  WebGuardPage page(kWebGpuBundle);
+  const Manifest m = write_manifest(
+      page.dir(), web_manifest("guard_upscale", "web-webgpu", "", "largest_weight_bytes = 68719476736\n"));
+  const json r = page.run(m, "guard_upscale.onnx", 32, 32);
+  ASSERT_TRUE(r.contains("openEvents")) << r.dump(1);
+  ASSERT_EQ(count(r["openEvents"], "open-failed", "web-webgpu"), 1) << r.dump(1);
+  for (const auto& e : r["openEvents"])
+    if (e["kind"] == "open-failed") {
+      EXPECT_EQ(e["error"]["kind"], "unavailable") << e.dump();
+      EXPECT_NE(e["message"].get<std::string>().find("the adapter's maxBufferSize is"), std::string::npos)
+          << e.dump();
+    }
+  EXPECT_EQ(r["run"]["backend"], "web-wasm");
+}
+
 TEST(WebGuard, ABackendDeclaredUnfitIsRefusedWhenTheUrlForcesIt) {
   PARITY_REQUIRE("chromium");
   WebGuardPage page(kWebGpuBundle);

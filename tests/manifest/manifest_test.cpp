@@ -30,6 +30,7 @@ Manifest two_backends() {
   webgpu.precision = "fp32";
   webgpu.graph_optimization = "basic";
   webgpu.max_size = "x=320x320";
+  webgpu.largest_weight_bytes = 402653184;  // 384 MiB
   webgpu.provider_options = {{"preferredLayout", "NHWC"}};
   webgpu.runtime.fallback = false;
   webgpu.runtime.adapter = "swiftshader";

@@ -157,7 +157,12 @@ TEST(SweepCli, AManifestFromASweepPassesItsOwnCheckAndAnEditDoesNot) {
   const auto from_dir =
       testing::run_parity({"manifest", tmp.str() + "/sweep", "--out", tmp.str() + "/caps.json"});
   ASSERT_EQ(from_dir.exit_code, 0) << from_dir.output;
-  EXPECT_EQ(read_json(tmp.str() + "/caps.json")["backends"]["cpu"]["variant"], "int8");
+  const json cpu = read_json(tmp.str() + "/caps.json")["backends"]["cpu"];
+  EXPECT_EQ(cpu["variant"], "int8");
+  // The declared file's largest initializer, what the guard holds an adapter's maxBufferSize to.
+  ASSERT_TRUE(cpu.contains("largest_weight_bytes")) << cpu.dump(1);
+  EXPECT_GT(cpu["largest_weight_bytes"].get<uint64_t>(), 0u);
+  EXPECT_LT(cpu["largest_weight_bytes"].get<uint64_t>(), fs::file_size(cpu["file"].get<std::string>()));
   EXPECT_EQ(testing::run_parity({"manifest", "check", tmp.str() + "/caps.json"}).exit_code, 0);
 
   std::ofstream(caps, std::ios::app) << "\n[backends.webgpu]\nep = 'webgpu'\nenabled = true\ntile = 320\n";

@@ -88,33 +88,11 @@ void record_adapter(const AdapterInfo& a, RunResult& result) {
   for (const auto& [name, value] : a.limits) result.properties.emplace_back("adapter.limits." + name, value);
 }
 
-// The page's uploaded outputs (`uploaded`, by output index) as tensors in `result`; every name in
-// `wanted` must be among them.
+// The page's uploaded outputs as tensors in `result`; every name in `wanted` must be among them.
 Status read_outputs(const std::string& label, const RunReply& ran, const std::map<int, std::string>& uploaded,
                     const std::vector<std::string>& wanted, RunResult& result) {
-  for (std::size_t i = 0; i < ran.outputs.size(); ++i) {
-    const OutputInfo& o = ran.outputs[i];
-    const std::string& name = o.name;
-    const auto dtype = dtype_from_name(o.type);
-    if (!dtype || !ort_web_takes(*dtype))
-      return web_error(label, ErrorKind::unavailable, Stage::read_output,
-                       "output '" + name + "' has type " + (o.type.empty() ? "?" : o.type) +
-                           ", which Parity cannot read back from onnxruntime-web",
-                       "use a native backend for this model");
-    auto it = uploaded.find(static_cast<int>(i));
-    if (it == uploaded.end())
-      return web_error(label, ErrorKind::internal, Stage::read_output,
-                       "output '" + name + "' was not uploaded by the page", "a bug in Parity's harness");
-    Shape shape = o.dims;
-    std::vector<std::byte> bytes(it->second.size());
-    if (!bytes.empty()) std::memcpy(bytes.data(), it->second.data(), bytes.size());
-    auto tensor = Tensor::from_bytes(*dtype, std::move(shape), std::move(bytes));
-    if (!tensor.ok())
-      return web_error(label, ErrorKind::error, Stage::read_output,
-                       "output '" + name + "': " + tensor.error().message,
-                       "onnxruntime-web returned a buffer that does not match the output's dims");
-    result.outputs.push_back({name, std::move(tensor).value()});
-  }
+  PARITY_ASSIGN_OR_RETURN(outputs, uploaded_tensors(label, ran.outputs, uploaded));
+  result.outputs = std::move(outputs);
   for (const auto& name : wanted)
     if (std::none_of(result.outputs.begin(), result.outputs.end(),
                      [&](const auto& t) { return t.name == name; }))
@@ -125,6 +103,36 @@ Status read_outputs(const std::string& label, const RunReply& ran, const std::ma
 }
 
 }  // namespace
+
+Result<std::vector<NamedTensor>> uploaded_tensors(const std::string& label,
+                                                  const std::vector<OutputInfo>& outputs,
+                                                  const std::map<int, std::string>& uploaded) {
+  std::vector<NamedTensor> tensors;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const OutputInfo& o = outputs[i];
+    const std::string& name = o.name;
+    const auto dtype = dtype_from_name(o.type);
+    if (!dtype || !ort_web_takes(*dtype))
+      return web_error(label, ErrorKind::unavailable, Stage::read_output,
+                       "output '" + name + "' has type " + (o.type.empty() ? "?" : o.type) +
+                           ", which Parity cannot read back from onnxruntime-web",
+                       "use a native backend for this model");
+    auto it = uploaded.find(static_cast<int>(i));
+    if (it == uploaded.end())
+      return web_error(label, ErrorKind::internal, Stage::read_output,
+                       "output '" + name + "' was not uploaded by the page", "a bug in Parity's page script");
+    Shape shape = o.dims;
+    std::vector<std::byte> bytes(it->second.size());
+    if (!bytes.empty()) std::memcpy(bytes.data(), it->second.data(), bytes.size());
+    auto tensor = Tensor::from_bytes(*dtype, std::move(shape), std::move(bytes));
+    if (!tensor.ok())
+      return web_error(label, ErrorKind::error, Stage::read_output,
+                       "output '" + name + "': " + tensor.error().message,
+                       "onnxruntime-web returned a buffer that does not match the output's dims");
+    tensors.push_back({name, std::move(tensor).value()});
+  }
+  return tensors;
+}
 
 WebBackend::WebBackend(BackendSpec spec, WebPathInfo path, BrowserPool& pool, WebRunControl control)
     : spec_(std::move(spec)), path_(path), pool_(pool), control_(std::move(control)) {

@@ -22,6 +22,7 @@
 #include "backend/backend.h"
 #include "backend/browser/browser_pool.h"
 #include "backend/browser/ort_web_dist.h"
+#include "backend/browser/page_reply.h"
 #include "backend/test_fault.h"
 
 namespace parity::backend::browser {
@@ -31,6 +32,13 @@ struct WebRunControl {
   StallWatchConfig stall;               // when an idle page counts as stalled, long before timeout_s
   std::optional<TestFault> test_fault;  // PARITY_TEST_FAULT for this backend, done in the page
 };
+
+// The outputs a page POSTed to an upload slot (`uploaded`, by index into `outputs`) as tensors.
+// Errors name `label` at Stage::read_output: a type Parity cannot read back, a missing upload, a
+// buffer that does not match its dims.
+Result<std::vector<NamedTensor>> uploaded_tensors(const std::string& label,
+                                                  const std::vector<OutputInfo>& outputs,
+                                                  const std::map<int, std::string>& uploaded);
 
 class WebBackend final : public Backend {
  public:

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -55,12 +56,17 @@ NegotiatedApi negotiate_api(const OrtApiBase& base, const std::string& library_v
   return {};
 }
 
-std::string default_ort_library_path() { return PARITY_DEFAULT_ORT_LIB; }
+std::string default_ort_library_path() {
+  if (const char* env = std::getenv("PARITY_ORT_LIB"); env && *env) return env;
+  std::error_code ec;
+  if (std::filesystem::exists(PARITY_DEFAULT_ORT_LIB, ec)) return PARITY_DEFAULT_ORT_LIB;
+  return "libonnxruntime.so.1";  // an installed application's own, on the loader's search path
+}
 
 Result<const OrtLibrary*> load_ort_library(const std::string& path_in, OrtGuard& guard) {
   const std::string path = path_in.empty() ? default_ort_library_path() : path_in;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
+  if (path.find('/') != std::string::npos && !std::filesystem::exists(path, ec))
     return guard.error(ErrorKind::io, "ONNX Runtime library not found: " + path, kBootstrapHint);
 
   Cache& c = cache();

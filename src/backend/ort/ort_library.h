@@ -33,7 +33,9 @@ struct NegotiatedApi {
 };
 NegotiatedApi negotiate_api(const OrtApiBase& base, const std::string& library_version);
 
-// The library Parity uses when a spec leaves ort_lib empty (PARITY_DEFAULT_ORT_LIB).
+// The library Parity uses when a spec leaves ort_lib empty: $PARITY_ORT_LIB, else the one bootstrap
+// fetched for this build (PARITY_DEFAULT_ORT_LIB) where it exists, else libonnxruntime.so.1 on the
+// loader's search path (an application linking the installed guard ships its own ORT).
 std::string default_ort_library_path();
 
 // Loads `path` (empty = default) or returns the already loaded one. Errors carry the guard's

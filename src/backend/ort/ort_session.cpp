@@ -91,6 +91,13 @@ class Steps {
       PARITY_ASSIGN_OR_RETURN(choice, select_webgpu_adapter(spec_.webgpu_adapter));
       result.adapter = choice.adapter;
       result.notes.push_back(choice.note);
+      // Under WebGPU's names, as the browser backends report them (Dawn derives those from these).
+      if (choice.device && choice.device->max_storage_buffer_range > 0)
+        result.properties.emplace_back("adapter.limits.maxStorageBufferBindingSize",
+                                       std::to_string(choice.device->max_storage_buffer_range));
+      if (choice.device && choice.device->max_buffer_size > 0)
+        result.properties.emplace_back("adapter.limits.maxBufferSize",
+                                       std::to_string(choice.device->max_buffer_size));
     }
     PARITY_ASSIGN_OR_RETURN(level, parse_opt_level(guard, spec_.opt_level));
     PARITY_ASSIGN_OR_RETURN(env, guard.create<OrtEnv>("CreateEnv", [&](OrtEnv** out) {
@@ -172,7 +179,7 @@ class Steps {
   }
 
   // The allocator, output names and input values of a Run, into `io`.
-  Status prepare_run(OrtGuard& guard, OrtSession* sess, const RunRequest& request, RunIo& io) {
+  Status prepare_run(OrtGuard& guard, OrtSession* sess, const RunView& request, RunIo& io) {
     const OrtApi* api = guard.api();
     PARITY_ASSIGN_OR_RETURN(
         allocator, guard.borrow<OrtAllocator>("GetAllocatorWithDefaultOptions", [&](OrtAllocator** out) {
@@ -195,7 +202,7 @@ class Steps {
   }
 
   // The warm-up runs and the measured one (the last); the first is profiled when `profile`.
-  Status run_session(OrtGuard& guard, OrtSession* sess, const RunRequest& request, bool profile, RunIo& io,
+  Status run_session(OrtGuard& guard, OrtSession* sess, const RunView& request, bool profile, RunIo& io,
                      RunResult& result) {
     const OrtApi* api = guard.api();
     std::vector<const OrtValue*> input_ptrs;
@@ -409,7 +416,7 @@ Result<std::unique_ptr<Session>> Session::open(const BackendSpec& spec, const st
   }
 }
 
-Result<RunResult> Session::run(const RunRequest& request, const StageObserver& observe) {
+Result<RunResult> Session::run(const RunView& request, const StageObserver& observe) {
   State& s = *state_;
   OrtGuard guard(s.label, s.fault);
   guard.set_api(s.api);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "backend/test_fault.h"
@@ -31,6 +32,13 @@ struct OpenOptions {
   StageObserver observe;  // sees load_library .. create_session
 };
 
+// What one run reads, borrowed: the session wraps the caller's tensors, it never copies them.
+struct RunView {
+  const std::vector<NamedTensor>& inputs;
+  const std::vector<std::string>& output_names;  // empty = all graph outputs, in graph order
+  int warmup_runs = 0;
+};
+
 class Session {
  public:
   // Loads the library, creates the env and options, attaches the EP and creates the session for
@@ -45,7 +53,10 @@ class Session {
   // read_output. Thread-safe: ORT allows concurrent Run calls on one session. The first run of a
   // session opened with spec.count_nodes is profiled to count nodes per EP; runs that arrive
   // meanwhile wait for it.
-  Result<RunResult> run(const RunRequest& request, const StageObserver& observe = {});
+  Result<RunResult> run(const RunView& view, const StageObserver& observe = {});
+  Result<RunResult> run(const RunRequest& request, const StageObserver& observe = {}) {
+    return run(RunView{request.inputs, request.output_names, request.warmup_runs}, observe);
+  }
 
   // What opening learned: runtime_version, adapter, notes and create_ms (no outputs).
   const RunResult& opened() const;

@@ -35,6 +35,20 @@ export class ParityGuardError extends Error {
   }
 }
 
+// The adapter's limits against what the declared file needs (guard/preflight.h's adapter_shortfall):
+// its largest weight in one buffer; on JSEP, which binds each tensor whole, in one binding too.
+function adapterShortfall(d, limits) {
+  const need = Number(d.largest_weight_bytes || 0);
+  const mib = n => `${Math.round(n / 1048576)} MiB`;
+  for (const name of ['maxBufferSize', 'maxStorageBufferBindingSize']) {
+    if (name === 'maxStorageBufferBindingSize' && d.ep !== 'web-jsep') continue;
+    const have = Number(limits[name] || 0);
+    if (need > 0 && have > 0 && need > have)
+      return `the adapter's ${name} is ${mib(have)}, below the ${mib(need)} the file's largest weight needs`;
+  }
+  return '';
+}
+
 // --- judging (the rules of parity/metrics.h, for the preflight) ----------------------------------
 
 // The default tolerance a file of `precision` is judged by (probe/precision.h).
@@ -396,6 +410,11 @@ class GuardedSession {
                                           hint: 'no usable WebGPU adapter here (driver, blocklist or flags)'});
       const info = a.info || {};
       adapter = [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'webgpu';
+      const shortfall = adapterShortfall(d, a.limits || {});
+      if (shortfall)
+        throw new ParityGuardError({kind: 'unavailable', stage: 'append-provider', backend: d.label,
+                                    message: `${shortfall} (${adapter})`,
+                                    hint: 'declare a smaller variant for this backend, or fall back'});
       if (d.precision === 'fp16' && !a.features.has('shader-f16'))
         throw new ParityGuardError({kind: 'unavailable', stage: 'append-provider', backend: d.label,
                                     message: `the adapter (${adapter}) lacks shader-f16, which this fp16 file needs`,
