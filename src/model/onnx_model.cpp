@@ -105,15 +105,15 @@ std::uintmax_t element_bytes(const onnx::TensorProto& t) {
 }
 
 void note_weight(ModelInfo& info, const onnx::TensorProto& t) {
-  if (const std::optional<DType> dtype = dtype_from_onnx(t.data_type()))
-    info.weight_bytes[*dtype] += element_bytes(t);
+  const std::uintmax_t bytes = element_bytes(t);
+  info.largest_weight_bytes = std::max(info.largest_weight_bytes, bytes);
+  if (const std::optional<DType> dtype = dtype_from_onnx(t.data_type())) info.weight_bytes[*dtype] += bytes;
 }
 
 void describe_initializers(const onnx::GraphProto& g, ModelInfo& info) {
   info.initializer_count = static_cast<std::size_t>(g.initializer_size() + g.sparse_initializer_size());
   for (const onnx::TensorProto& t : g.initializer()) {
     info.initializer_bytes += element_bytes(t);
-    info.largest_initializer_bytes = std::max(info.largest_initializer_bytes, element_bytes(t));
     note_weight(info, t);
     if (t.data_location() == onnx::TensorProto::EXTERNAL) ++info.external_initializers;
   }

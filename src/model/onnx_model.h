@@ -54,7 +54,6 @@ struct ModelInfo {
   std::vector<ControlFlowNode> control_flow;  // those nodes, in graph order
   std::size_t initializer_count = 0;
   std::uintmax_t initializer_bytes = 0;          // the weights' element bytes, stored inline or external
-  std::uintmax_t largest_initializer_bytes = 0;  // of one initializer: one GPU buffer a backend must create
   std::size_t external_initializers = 0;         // initializers whose bytes live in external data files
   // Element types of every tensor the top-level graph names: inputs, outputs, value_info,
   // initializers, Constant values and Cast targets. A backend that lacks a type (fp16 on a
@@ -63,6 +62,9 @@ struct ModelInfo {
   // Bytes of the weights (initializers and Constant values) by element type: what the model
   // stores its parameters in, whatever its inputs and outputs say (an fp16 export keeps fp32 I/O).
   std::map<DType, std::uintmax_t> weight_bytes;
+  // Of the largest single weight (an initializer or a Constant's value): one buffer a GPU backend
+  // must create for it.
+  std::uintmax_t largest_weight_bytes = 0;
   std::uintmax_t file_bytes = 0;
 };
 

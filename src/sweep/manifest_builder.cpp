@@ -149,7 +149,7 @@ Result<manifest::Manifest> build_manifest(const SweepPlan& plan, const std::vect
     PARITY_ASSIGN_OR_RETURN(sha, sha256_file(plan.variants[v].path));
     d.sha256 = sha;
     PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(plan.variants[v].path));
-    d.largest_weight_bytes = info.largest_initializer_bytes;
+    d.largest_weight_bytes = info.largest_weight_bytes;
     // The largest size proven (the ladder's choice is correct at every size of the plan).
     std::size_t largest = 0;
     for (std::size_t s = 1; s < plan.sizes.size(); ++s)

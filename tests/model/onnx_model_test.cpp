@@ -166,6 +166,8 @@ TEST(WeightPrecision, ReadsWhatTheWeightsAre) {
   EXPECT_EQ(weight_precision(*fp32), "fp32");
   EXPECT_EQ(weight_precision(*int8), "int8");
   EXPECT_GT(int8->weight_bytes.at(DType::int8), 0u);
+  EXPECT_GT(int8->largest_weight_bytes, 0u);
+  EXPECT_LE(int8->largest_weight_bytes, int8->initializer_bytes);
   // No weights at all (a model of one op) is fp32: nothing says otherwise.
   auto bare = inspect_model(kModels / "sweep_pool_dilated.onnx");
   ASSERT_TRUE(bare.ok());
@@ -364,6 +366,16 @@ TEST(InspectModel, NegativeDimValueIsUnknown) {
   EXPECT_EQ(r->inputs[0].dims[1].value, 4);
 }
 
+// PaddleOCR's exporter keeps every weight in a Constant node: the largest weight (what the guard
+// holds an adapter's maxBufferSize to) counts those too.
+TEST(InspectModel, TheLargestWeightCountsConstantValues) {
+  PARITY_REQUIRE("ocr-models");
+  auto det = inspect_model(std::string(PARITY_THIRD_PARTY) + "/models/ch_PP-OCRv4_det_infer.onnx");
+  ASSERT_TRUE(det.ok()) << det.error().describe();
+  EXPECT_EQ(det->initializer_count, 0u);
+  EXPECT_EQ(det->largest_weight_bytes, 589824u);  // 147456 float32 values, 576 KiB
+}
+
 TEST(InspectModel, ReadsModelsOver64MiB) {
   // Protobuf's historical default total-bytes limit is 64 MiB; ONNX models are often larger.
   const std::size_t weight_bytes = std::size_t{80} << 20;
@@ -378,6 +390,7 @@ TEST(InspectModel, ReadsModelsOver64MiB) {
   auto in_memory = inspect_model_bytes(bytes, "big");
   ASSERT_TRUE(in_memory.ok()) << in_memory.error().describe();
   EXPECT_EQ(in_memory->file_bytes, bytes.size());
+  EXPECT_EQ(in_memory->largest_weight_bytes, weight_bytes);  // one buffer a GPU backend must create
 
   TempDir dir;
   write_file(dir / "big.onnx", bytes);
