@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "parity/error.h"
 #include "parity/result.h"
@@ -40,11 +42,13 @@ struct VerbOutput {
   nlohmann::json json;      // the --json document; null = the verb writes none
   int json_indent = 2;      // conformance writes compact rows (1)
   int exit_code = kExitOk;  // once text and JSON are written
+  // Other documents the verb was asked for (--html FILE): path and contents, written after the JSON.
+  std::vector<std::pair<std::string, std::string>> documents = {};
 };
 
 // The one ending of every verb: a failed verb (the error) is printed with its hint and mapped by
-// exit_code_for; otherwise the text is printed, the JSON written to `json_path` (if any), and
-// out.exit_code returned, unless writing the JSON fails (then its error's code).
+// exit_code_for; otherwise the text is printed, the JSON written to `json_path` (if any) and the
+// documents to theirs, and out.exit_code returned, unless a write fails (then its error's code).
 int emit(std::string_view verb, const std::string& json_path, const Result<VerbOutput>& out);
 
 using VerbRunner = std::function<int()>;

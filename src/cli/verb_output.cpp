@@ -26,6 +26,8 @@ int emit(std::string_view verb, const std::string& json_path, const Result<VerbO
   std::fputs(out->text.c_str(), json_path == "-" ? stderr : stdout);
   if (!out->json.is_null())
     if (int rc = emit_json(verb, json_path, out->json, out->json_indent); rc != kExitOk) return rc;
+  for (const auto& [path, contents] : out->documents)
+    if (auto st = write_text_file(path, contents); !st.ok()) return report_failure(verb, st.error());
   return out->exit_code;
 }
 

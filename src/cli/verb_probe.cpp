@@ -8,6 +8,7 @@
 #include "cli/input_options.h"
 #include "cli/verb.h"
 #include "probe/probe.h"
+#include "report/probe_html.h"
 #include "report/probe_json.h"
 #include "report/probe_table.h"
 
@@ -24,6 +25,7 @@ struct ProbeArgs {
   int samples = 1;
   ToleranceArgs tolerance;
   std::string save_io;
+  std::string html_path;
   bool allow_inconclusive = false;
   std::string noise_from;
 };
@@ -50,6 +52,7 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   in.samples = a.samples;
   o.inputs = std::move(in);
   if (!a.save_io.empty()) o.save_io = a.save_io;
+  o.keep_outputs = !a.html_path.empty();
   if (const char* fault = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = fault;
   return o;
 }
@@ -57,8 +60,10 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
 Result<VerbOutput> run(const ProbeArgs& args) {
   PARITY_ASSIGN_OR_RETURN(options, build_options(args));
   PARITY_ASSIGN_OR_RETURN(report, probe::run_probe(options, progress_for(args.common)));
-  return VerbOutput{report::probe_table(report), report::probe_to_json(report), 2,
-                    report.all_ok(args.allow_inconclusive) ? kExitOk : kExitFinding};
+  VerbOutput out{report::probe_table(report), report::probe_to_json(report), 2,
+                 report.all_ok(args.allow_inconclusive) ? kExitOk : kExitFinding};
+  if (!args.html_path.empty()) out.documents.emplace_back(args.html_path, report::probe_html(report));
+  return out;
 }
 
 void declare_probe(CLI::App& cmd, ProbeArgs& a) {
@@ -83,7 +88,9 @@ void declare_probe(CLI::App& cmd, ProbeArgs& a) {
       "  parity probe model.onnx --backends cpu,webgpu --dim batch=1\n"
       "  parity probe det.onnx --backends webgpu --input x=photo.png --resize x=640,640 --json out.json\n"
       "  parity probe llm.onnx -b webgpu --shape input_ids=1,128 --range input_ids=0,32000 --samples 4\n"
-      "  parity probe sr.onnx --backends cpu,web-wasm,web-jsep,web-webgpu --input x=photo.png");
+      "  parity probe sr.onnx --backends cpu,web-wasm,web-jsep,web-webgpu --input x=photo.png\n"
+      "  parity probe det.onnx -b cpu,webgpu,web-webgpu --input x=photo.png --resize x=640,640 --html "
+      "det.html");
   cmd.add_option("model", a.model, "the ONNX model")->required();
   cmd.add_option("-b,--backends", a.backends, "comma-separated backend specs")->capture_default_str();
   add_reference_option(cmd, a.reference);
@@ -99,6 +106,9 @@ void declare_probe(CLI::App& cmd, ProbeArgs& a) {
                  "evidence and does not set the exit status");
   cmd.add_flag("--allow-inconclusive", a.allow_inconclusive,
                "exit 0 when rows are only inconclusive (their reference output carries no signal)");
+  cmd.add_option("--html", a.html_path,
+                 "write the result as one self-contained HTML page: verdict grid, adapters, and for "
+                 "image-like outputs each backend's picture, per-channel means and a difference heat map");
   cmd.add_option("--save-io", a.save_io,
                  "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
   add_common_options(cmd, a.common);

@@ -6,6 +6,7 @@
 #include "core/scratch_dir.h"
 #include "guard/self_checks.h"
 #include "guard/web_acceptance.h"
+#include "manifest/manifest.h"
 #include "model/onnx_model.h"
 #include "probe/input_plan.h"
 #include "probe/manifest_setup.h"
@@ -24,12 +25,11 @@ double ms_since(Clock::time_point start) {
 Result<std::vector<NamedTensor>> load_sample(const Manifest& m, const AcceptOptions& o,
                                              const fs::path& model) {
   PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(model));
-  const fs::path base = o.manifest_path.parent_path();
+  const fs::path base = fs::absolute(o.manifest_path).parent_path();
   probe::InputSettings settings;
   if (m.sweep)
-    settings = probe::settings_of(m.sweep->inputs, [&](const std::string& p) {
-      return fs::path(p).is_absolute() ? fs::path(p) : base / p;
-    });
+    settings = probe::settings_of(m.sweep->inputs,
+                                  [&](const std::string& p) { return manifest::resolve_recorded(p, base); });
   settings.samples = 1;
   for (const auto& [name, file] : o.samples) {
     settings.files[name] = file;
@@ -68,7 +68,7 @@ BackendAcceptance accept_one(const manifest::Declaration& d, const Manifest& m, 
     g.only = d.backend;
     g.isolated = o.isolated;
     g.cache_dir = o.cache_dir;
-    g.base_dir = o.manifest_path.parent_path();
+    g.base_dir = fs::absolute(o.manifest_path).parent_path();
     g.on_event = [&](const GuardEvent& e) { a.events.push_back(e); };
     auto session = GuardedSession::open(model, m, g);
     if (session.ok()) {
@@ -112,9 +112,8 @@ int AcceptReport::exit_code() const {
 Result<AcceptReport> run_acceptance(const AcceptOptions& o) {
   PARITY_ASSIGN_OR_RETURN(m, Manifest::load(o.manifest_path));
   const fs::path model =
-      o.model.empty()
-          ? (fs::path(m.model).is_absolute() ? fs::path(m.model) : o.manifest_path.parent_path() / m.model)
-          : o.model;
+      o.model.empty() ? manifest::resolve_recorded(m.model, fs::absolute(o.manifest_path).parent_path())
+                      : o.model;
   for (const std::string& label : o.only)
     if (!m.find(label))
       return make_error(ErrorKind::bad_input, Stage::parse_args,

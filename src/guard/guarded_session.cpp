@@ -15,6 +15,7 @@
 #include "guard/self_checks.h"
 #include "guard/tiling.h"
 #include "isolate/isolated_runner.h"
+#include "manifest/manifest.h"
 #include "parity/guard.h"
 #include "probe/manifest_setup.h"
 
@@ -58,11 +59,6 @@ int64_t pixels_of(const std::string& size_label) {
 bool retryable(const Error& e) {
   return e.kind != ErrorKind::bad_input && e.kind != ErrorKind::interrupted && e.kind != ErrorKind::io &&
          e.kind != ErrorKind::unavailable;
-}
-
-fs::path resolve(const fs::path& base, const std::string& written) {
-  const fs::path p(written);
-  return p.is_absolute() || base.empty() ? p : base / p;
 }
 
 }  // namespace
@@ -152,7 +148,7 @@ struct GuardedSession::Impl {
       c.decl = d;
       c.spec = probe::spec_of(*d, d->graph_optimization.empty() ? "all" : d->graph_optimization);
       c.spec.count_nodes = false;  // no profiling in an application
-      c.file = resolve(base_dir, d->file);
+      c.file = manifest::resolve_recorded(d->file, base_dir);
       chain.push_back(std::move(c));
     }
   }

@@ -10,6 +10,7 @@
 
 #include "core/file_io.h"
 #include "core/utc_time.h"
+#include "manifest/manifest.h"
 #include "model/onnx_model.h"
 #include "probe/input_plan.h"
 #include "probe/manifest_setup.h"
@@ -23,11 +24,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char* kCacheSchema = "parity.preflight-cache/1";
-
-fs::path resolve(const fs::path& base, const std::string& written) {
-  const fs::path p(written);
-  return p.is_absolute() || base.empty() ? p : base / p;
-}
 
 json read_cache(const fs::path& file) {
   std::ifstream in(file);
@@ -49,8 +45,8 @@ Result<std::vector<NamedTensor>> preflight_sample(const manifest::Manifest& m, c
                           d.backend + "' with",
                       "write the manifest with parity sweep, or set guard.preflight = false");
   PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(file));
-  probe::InputSettings settings =
-      probe::settings_of(m.sweep->inputs, [&](const std::string& p) { return resolve(base_dir, p); });
+  probe::InputSettings settings = probe::settings_of(
+      m.sweep->inputs, [&](const std::string& p) { return manifest::resolve_recorded(p, base_dir); });
   settings.samples = 1;
   if (d.evidence && !d.evidence->size.empty()) {
     static const std::regex form("([^=]+)=([0-9]+)x([0-9]+)");

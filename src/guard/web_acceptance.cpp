@@ -54,16 +54,19 @@ void append_events(const json& events, std::vector<GuardEvent>& out) {
   }
 }
 
-// The manifest as the page gets it: each declaration's file (absolute, or relative to the
-// manifest as the native guard reads it) replaced by the URL the server gives its folder.
+// The manifest as the page gets it: every file it records (declarations' files, the sweep's input
+// images, found as the native guard finds them) replaced by the URL the server gives it.
 json served_manifest(const Manifest& m, const fs::path& manifest_dir, WebServer& s) {
   json j = manifest::to_json(m);
-  for (auto& [label, d] : j["backends"].items()) {
-    if (!d.contains("file") || !d["file"].is_string() || d["file"].get<std::string>().empty()) continue;
-    fs::path file = d["file"].get<std::string>();
-    if (file.is_relative()) file = manifest_dir / file;
-    d["file"] = s.origin() + s.mount(file.parent_path().string()) + file.filename().string();
-  }
+  const auto serve = [&](json& entry) {
+    if (!entry.is_string() || entry.get<std::string>().empty()) return;
+    const fs::path file = manifest::resolve_recorded(entry.get<std::string>(), manifest_dir);
+    entry = s.origin() + s.mount(fs::absolute(file).parent_path().string()) + file.filename().string();
+  };
+  for (auto& [label, d] : j["backends"].items())
+    if (d.contains("file")) serve(d["file"]);
+  if (j.contains("sweep") && j["sweep"].contains("inputs") && j["sweep"]["inputs"].contains("files"))
+    for (auto& [name, file] : j["sweep"]["inputs"]["files"].items()) serve(file);
   return j;
 }
 

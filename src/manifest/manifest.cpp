@@ -660,4 +660,17 @@ const Declaration* Manifest::find(const std::string& backend) const {
   return nullptr;
 }
 
+std::filesystem::path resolve_recorded(const std::string& written,
+                                       const std::filesystem::path& manifest_dir) {
+  namespace fs = std::filesystem;
+  const fs::path p(written);
+  std::error_code ec;
+  const fs::path first = p.is_absolute() || manifest_dir.empty() ? p : manifest_dir / p;
+  if (fs::exists(first, ec)) return first;
+  if (p.is_relative() && fs::exists(p, ec)) return p;
+  if (const fs::path beside = manifest_dir / p.filename(); !manifest_dir.empty() && fs::exists(beside, ec))
+    return beside;
+  return first;
+}
+
 }  // namespace parity::manifest

@@ -14,6 +14,13 @@
 
 namespace parity::manifest {
 
+// Where a path the manifest records (a declaration's file, the model, a sweep input) is: relative
+// ones beside the manifest (in `manifest_dir`), else from the current folder (the sweep ran here);
+// absolute ones as written; and a file that is in neither place but whose name is beside the
+// manifest is that one (the manifest travelled with its files). Else the first candidate, for the
+// reader to report missing.
+std::filesystem::path resolve_recorded(const std::string& written, const std::filesystem::path& manifest_dir);
+
 std::string to_toml(const Manifest& m);
 nlohmann::json to_json(const Manifest& m);
 

@@ -54,7 +54,9 @@ OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual
     r.dtype = actual->tensor.dtype();
     r.shape = actual->tensor.shape();
     r.stats = compute_stats(actual->tensor);
+    if (options.keep_outputs) r.tensor = actual->tensor;
   }
+  if (options.keep_outputs) r.reference_tensor = expected.tensor;
   return r;
 }
 
@@ -214,6 +216,7 @@ void take_reference(const ProbeOptions& options, std::size_t s, backend::RunResu
     r.stats = compute_stats(out.tensor);
     r.reference_stats = r.stats;
     r.tolerance = tolerance_for(options, out.name, out.tensor.dtype());
+    if (options.keep_outputs && s == 0) r.tensor = r.reference_tensor = out.tensor;
     const std::string why = uninformative_reason(out.tensor, r.stats);
     if (s == 0)
       state.uninformative[out.name] = why;

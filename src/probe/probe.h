@@ -59,6 +59,9 @@ struct ProbeOptions {
   // A precision-drift budget for every float output (Tolerance::drift_cosine; sweep sets it for
   // fp16/bf16 variants). --atol/--rtol/--tol replace it with theirs.
   std::optional<double> drift_cosine;
+  // Keep each output's tensors of the sample shown (OutputReport::tensor, reference_tensor), for
+  // reports that draw them (--html). Off: a probe holds no outputs beyond the sample it judges.
+  bool keep_outputs = false;
 };
 
 // The evidence for one output of one backend (worst sample).
@@ -82,6 +85,8 @@ struct OutputReport {
   std::string inconclusive;
   // Where an image-like output is wrong (grid over its spatial axes); absent for other outputs.
   std::optional<RegionMap> regions;
+  // With ProbeOptions::keep_outputs: this backend's output and the reference's, in worst_sample.
+  std::optional<Tensor> tensor, reference_tensor;
 };
 
 struct BackendReport {

@@ -5,6 +5,7 @@
 
 #include "core/interrupt.h"
 #include "core/sha256.h"
+#include "manifest/manifest.h"
 #include "sweep/ladder.h"
 #include "sweep/manifest_builder.h"
 
@@ -15,16 +16,6 @@ namespace fs = std::filesystem;
 
 Error verify_error(std::string message, std::string hint = {}) {
   return make_error(ErrorKind::bad_input, Stage::prepare_inputs, std::move(message), std::move(hint));
-}
-
-// A recorded path as written when it is there (the sweep ran from this folder), else beside the
-// manifest (the manifest travelled with its files), else as written (and then reported gone).
-fs::path resolve(const std::string& written, const fs::path& manifest_dir) {
-  const fs::path p(written);
-  std::error_code ec;
-  if (p.is_absolute() || fs::exists(p, ec)) return p;
-  if (const fs::path beside = manifest_dir / p; fs::exists(beside, ec)) return beside;
-  return p;
 }
 
 // "" when `path` is the file the sweep hashed; else what became of it.
@@ -130,7 +121,7 @@ Result<VerifyReport> verify_manifest(const manifest::Manifest& m, const VerifyOp
                           "it declares: " + labels);
     }
   const fs::path dir = o.manifest_path.parent_path();
-  const auto resolved = [&dir](const std::string& p) { return resolve(p, dir); };
+  const auto resolved = [&dir](const std::string& p) { return manifest::resolve_recorded(p, dir); };
   SweepPlan base;
   base.model = resolved(m.model);
   if (const std::string change = file_change(base.model, m.model_sha256); !change.empty())

@@ -105,11 +105,19 @@ TEST(AcceptCli, AcceptsTheBrowserPathsThroughTheWebModuleInChromium) {
   }
 }
 
+// The sweep fed an image (recorded relative to the manifest, as `parity manifest` beside it writes
+// it): the page decodes it for its preflight rather than skipping the check.
 TEST(AcceptCli, ABrowserPathDeclaredFitThatMiscomputesFailsTheGate) {
   PARITY_REQUIRE("chromium");
   TempDir dir;
-  write_manifest(dir, manifest_with("guard_upscale_int8", fit("web-webgpu", "guard_upscale_int8") +
-                                                              fit("web-wasm", "guard_upscale_int8")));
+  std::filesystem::copy_file(std::string(PARITY_SOURCE_DIR) + "/examples/receipt.png", dir / "receipt.png");
+  const std::string toml =
+      replace_all(manifest_with("guard_upscale_int8", fit("web-webgpu", "guard_upscale_int8") +
+                                                          fit("web-wasm", "guard_upscale_int8")),
+                  "shapes = { x = [1, 3, 32, 32] }\nranges = { x = [0.0, 1.0] }",
+                  "files = { x = \"receipt.png\" }\nresize = { x = [36, 48] }");
+  ASSERT_NE(toml.find("receipt.png"), std::string::npos);
+  write_manifest(dir, toml);
   const auto r = run_parity({"accept", (dir / "caps.toml").string(), "--sample", kSample, "--no-cache",
                              "--json", (dir / "accept.json").string()});
   EXPECT_EQ(r.exit_code, 1) << r.output;

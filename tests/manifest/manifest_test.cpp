@@ -250,5 +250,26 @@ TEST(Manifest, UnparsableTomlIsAnErrorWithTheLine) {
   EXPECT_THAT(checked.error().message, HasSubstr("line 2"));
 }
 
+// Paths a manifest records are found as a person moving files around would expect.
+TEST(Manifest, RecordedPathsAreFoundBesideTheManifestThenFromHereThenByName) {
+  testing::TempDir dir;
+  const auto folder = dir.path() / "caps";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder / "photo.png") << "x";
+  std::ofstream(dir.path() / "only-here.png") << "x";
+  // Relative: beside the manifest first.
+  EXPECT_EQ(resolve_recorded("photo.png", folder), folder / "photo.png");
+  // Relative and not beside it: from the current folder (the sweep ran there).
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  EXPECT_EQ(resolve_recorded("only-here.png", folder), std::filesystem::path("only-here.png"));
+  std::filesystem::current_path(cwd);
+  // Absolute but gone (another machine): the file of that name beside the manifest.
+  EXPECT_EQ(resolve_recorded("/elsewhere/sweeps/photo.png", folder), folder / "photo.png");
+  // Nowhere: the first candidate, for the reader to report missing.
+  EXPECT_EQ(resolve_recorded("missing.png", folder), folder / "missing.png");
+  EXPECT_EQ(resolve_recorded("/gone/missing.png", folder), std::filesystem::path("/gone/missing.png"));
+}
+
 }  // namespace
 }  // namespace parity::manifest

@@ -2,26 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
+
 namespace parity::backend::browser {
 namespace {
 
 constexpr std::size_t kMaxEmbeddedBytes = 8u << 20;
-
-std::string base64(std::span<const std::byte> bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    uint32_t v = std::to_integer<uint32_t>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) v |= std::to_integer<uint32_t>(bytes[i + 1]) << 8;
-    if (i + 2 < bytes.size()) v |= std::to_integer<uint32_t>(bytes[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[(v >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? kAlphabet[v & 63] : '=';
-  }
-  return out;
-}
 
 // float16 would need Float16Array handling that not every browser has.
 bool embeddable(DType t) { return ort_web_takes(t) && t != DType::float16; }
@@ -31,10 +17,12 @@ nlohmann::json tensors_json(const std::vector<NamedTensor>& tensors, std::size_t
   for (const auto& t : tensors) {
     ok = ok && embeddable(t.tensor.dtype());
     total += t.tensor.byte_size();
-    list.push_back({{"name", t.name},
-                    {"type", std::string(dtype_name(t.tensor.dtype()))},
-                    {"dims", t.tensor.shape()},
-                    {"b64", base64(t.tensor.bytes())}});
+    list.push_back(
+        {{"name", t.name},
+         {"type", std::string(dtype_name(t.tensor.dtype()))},
+         {"dims", t.tensor.shape()},
+         {"b64", base64_encode(std::string_view(reinterpret_cast<const char*>(t.tensor.bytes().data()),
+                                                t.tensor.bytes().size()))}});
   }
   return list;
 }

@@ -312,6 +312,28 @@ function pixelsOf(size) {
   return m ? Number(m[1]) * Number(m[2]) : 0;
 }
 
+// An image file as NCHW float32 RGB in [0, 1], resized to [height, width] when given (the page's
+// own filter: the preflight compares two backends on the same decoded pixels, so only this page
+// has to agree with itself). null when it cannot be fetched or decoded here.
+async function loadImage(url, [height, width] = []) {
+  if (typeof createImageBitmap !== 'function' || typeof OffscreenCanvas !== 'function') return null;
+  try {
+    const response = await fetch(url);
+    if (!response.ok) return null;
+    const bitmap = await createImageBitmap(await response.blob());
+    const h = Number(height) || bitmap.height, w = Number(width) || bitmap.width;
+    const context = new OffscreenCanvas(w, h).getContext('2d');
+    context.drawImage(bitmap, 0, 0, w, h);
+    const rgba = context.getImageData(0, 0, w, h).data;
+    const data = new Float32Array(3 * w * h);
+    for (let i = 0; i < w * h; ++i)
+      for (let c = 0; c < 3; ++c) data[c * w * h + i] = rgba[4 * i + c] / 255;
+    return {type: 'float32', dims: [1, 3, h, w], data};
+  } catch (e) {
+    return null;
+  }
+}
+
 // A seeded generator (mulberry32): the preflight sample is the same on every page load.
 function random(seed) {
   let a = seed >>> 0;
@@ -455,16 +477,26 @@ class GuardedSession {
     return job;
   }
 
-  sample(d, inputNames) {
-    const sweep = this.manifest.sweep;
-    if (!sweep || !sweep.inputs || !sweep.inputs.shapes) return null;
-    const inputs = sweep.inputs, next = random(Number(inputs.seed || 0) + 1);
+  // The preflight sample: the sweep's seeded inputs (its shapes and ranges) and its image files,
+  // decoded and resized in the page as the sweep resized them, at the declaration's proven size.
+  // null when an input has neither (the check is then skipped, and says so).
+  async sample(d, inputNames) {
+    const inputs = (this.manifest.sweep && this.manifest.sweep.inputs) || {};
+    const next = random(Number(inputs.seed || 0) + 1);
     const size = /^([^=]+)=(\d+)x(\d+)$/.exec((d.evidence && d.evidence.size) || '');
     const feeds = {};
     for (const name of inputNames) {
-      const dims = (inputs.shapes[name] || []).slice();
+      const sized = size && size[1] === name ? [Number(size[2]), Number(size[3])] : null;
+      const file = inputs.files && inputs.files[name];
+      if (file) {
+        const image = await loadImage(this.url(file), sized || (inputs.resize && inputs.resize[name]) || []);
+        if (!image) return null;
+        feeds[name] = image;
+        continue;
+      }
+      const dims = ((inputs.shapes || {})[name] || []).slice();
       if (!dims.length) return null;
-      if (size && size[1] === name) dims.splice(dims.length - 2, 2, Number(size[2]), Number(size[3]));
+      if (sized) dims.splice(dims.length - 2, 2, sized[0], sized[1]);
       const [lo, hi] = (inputs.ranges && inputs.ranges[name]) || [-1, 1];
       const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
       for (let i = 0; i < data.length; ++i) data[i] = lo + (hi - lo) * next();
@@ -488,9 +520,9 @@ class GuardedSession {
       this.emit(log, cached[key].passed ? 'preflight-passed' : 'preflight-failed', d.label, `cached: ${cached[key].detail}`);
       return cached[key].passed;
     }
-    const feeds = this.sample(d, session.inputNames);
+    const feeds = await this.sample(d, session.inputNames);
     if (!feeds) {
-      this.emit(log, 'preflight-skipped', d.label, 'the manifest records no sample shapes ([sweep.inputs] shapes)');
+      this.emit(log, 'preflight-skipped', d.label, 'the manifest records no sample the page can build ([sweep.inputs] shapes, or image files)');
       return true;
     }
     const actual = await this.runOn(session, feeds, d.label);

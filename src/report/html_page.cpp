@@ -1,0 +1,188 @@
+#include "report/html_page.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/text.h"
+
+namespace parity::report {
+namespace {
+
+// Colour-blind-safe (Okabe-Ito), reference first.
+constexpr const char* kSeriesColours[] = {"#555555", "#E69F00", "#56B4E9", "#009E73",
+                                          "#D55E00", "#0072B2", "#CC79A7", "#F0E442"};
+
+constexpr const char* kStyle = R"css(
+body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #1a1a1a; max-width: 1400px; }
+h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
+.subtitle { color: #555; margin-bottom: 16px; }
+table { border-collapse: collapse; margin: 8px 0; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.verdict-match { background: #dff3e3; } td.verdict-mismatch { background: #f9d6d5; }
+td.verdict-inconclusive { background: #fff1c2; } td.verdict-error { background: #e8d9f4; }
+td.verdict-reference { background: #eeeeee; }
+.rule { font-weight: 600; } .detail { color: #444; font-size: 12px; }
+.pictures { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+figure { margin: 0; } figcaption { font-size: 12px; color: #444; max-width: 340px; }
+img.picture, img.heatmap { image-rendering: pixelated; border: 1px solid #ccc; }
+.chart { margin: 8px 0; }
+.note { color: #555; font-size: 12px; }
+)css";
+
+}  // namespace
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  return out;
+}
+
+std::string html_png(const std::string& png, int width, int height, std::string_view caption,
+                     std::string_view css_class) {
+  return fmt::format(
+      "<figure><img class=\"{}\" width=\"{}\" height=\"{}\" alt=\"{}\" "
+      "src=\"data:image/png;base64,{}\"><figcaption>{}</figcaption></figure>",
+      css_class, width, height, html_escape(caption), base64_encode(png), html_escape(caption));
+}
+
+std::string svg_grouped_bars(const std::vector<std::string>& groups, const std::vector<BarSeries>& series,
+                             std::string_view title) {
+  constexpr int kBar = 18, kGap = 30, kPlotH = 160, kTop = 24, kLeft = 56, kLegend = 18, kMinWidth = 400;
+  double lo = 0, hi = 0;
+  for (const BarSeries& s : series)
+    for (double v : s.values)
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (hi - lo <= 0) hi = lo + 1;
+  const int group_w = static_cast<int>(series.size()) * kBar + kGap;
+  const int width = kLeft + static_cast<int>(groups.size()) * group_w + 8;
+  const int legend_h = kLegend * static_cast<int>(series.size());
+  const int height = kTop + kPlotH + 34 + legend_h;
+  auto y_of = [&](double v) { return kTop + (hi - v) / (hi - lo) * kPlotH; };
+  std::string svg = fmt::format(
+      "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+      "viewBox=\"0 0 {} {}\" role=\"img\"><title>{}</title>",
+      std::max(width, kMinWidth), height, std::max(width, kMinWidth), height, html_escape(title));
+  svg += fmt::format("<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"600\">{}</text>",
+                     html_escape(title));
+  for (double tick : {lo, (lo + hi) / 2, hi})
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{:.3g}</text>"
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e3e3e3\"/>",
+        kLeft - 6, y_of(tick) + 4, tick, kLeft, width, y_of(tick), y_of(tick));
+  svg += fmt::format("<line class=\"zero\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333\"/>",
+                     kLeft, width, y_of(0), y_of(0));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const int x0 = kLeft + static_cast<int>(g) * group_w + kGap / 2;
+    for (std::size_t s = 0; s < series.size(); ++s) {
+      const double v = g < series[s].values.size() ? series[s].values[g] : std::nan("");
+      if (!std::isfinite(v)) continue;
+      const double top = std::min(y_of(v), y_of(0)), h = std::abs(y_of(v) - y_of(0));
+      svg += fmt::format(
+          "<rect class=\"bar\" x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\">"
+          "<title>{} {}: {:.6g}</title></rect>",
+          x0 + static_cast<int>(s) * kBar, top, kBar - 2, std::max(h, 0.5),
+          kSeriesColours[s % std::size(kSeriesColours)], html_escape(series[s].name), html_escape(groups[g]),
+          v);
+    }
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+                       x0 + static_cast<int>(series.size()) * kBar / 2, kTop + kPlotH + 16,
+                       html_escape(groups[g]));
+  }
+  for (std::size_t s = 0; s < series.size(); ++s) {
+    const int y = kTop + kPlotH + 28 + static_cast<int>(s) * kLegend;
+    svg += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+        "<text x=\"{}\" y=\"{}\" font-size=\"12\">{}</text>",
+        kLeft, y, kSeriesColours[s % std::size(kSeriesColours)], kLeft + 18, y + 11,
+        html_escape(series[s].name));
+  }
+  return svg + "</svg>";
+}
+
+std::string svg_log_lines(const std::vector<std::string>& labels, const std::vector<LineSeries>& series,
+                          std::string_view title, std::optional<std::size_t> mark) {
+  constexpr int kPlotW = 900, kPlotH = 220, kTop = 24, kLeft = 64, kLegend = 18;
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  for (const LineSeries& s : series)
+    for (double v : s.values)
+      if (std::isfinite(v) && v > 0) lo = std::min(lo, std::log10(v)), hi = std::max(hi, std::log10(v));
+  if (!(hi >= lo)) lo = -1, hi = 0;
+  lo = std::floor(lo), hi = std::max(std::ceil(hi), lo + 1);
+  const std::size_t n = labels.size();
+  auto x_of = [&](std::size_t i) {
+    return kLeft + (n <= 1 ? 0.0 : static_cast<double>(i) * kPlotW / static_cast<double>(n - 1));
+  };
+  auto y_of = [&](double v) { return kTop + (hi - std::log10(v)) / (hi - lo) * kPlotH; };
+  const int width = kLeft + kPlotW + 16,
+            height = kTop + kPlotH + 40 + kLegend * static_cast<int>(series.size());
+  std::string svg = fmt::format(
+      "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" role=\"img\"><title>{2}</title>"
+      "<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"600\">{2}</text>",
+      width, height, html_escape(title));
+  for (double e = lo; e <= hi; e += 1)
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">1e{:.0f}</text>"
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e3e3e3\"/>",
+        kLeft - 6, y_of(std::pow(10.0, e)) + 4, e, kLeft, kLeft + kPlotW, y_of(std::pow(10.0, e)),
+        y_of(std::pow(10.0, e)));
+  if (mark && *mark < n)
+    svg += fmt::format(
+        "<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#D55E00\" "
+        "stroke-width=\"2\"/><text x=\"{0:.1f}\" y=\"{3}\" font-size=\"11\" text-anchor=\"middle\" "
+        "fill=\"#D55E00\">{4}</text>",
+        x_of(*mark), kTop, kTop + kPlotH, kTop + kPlotH + 14, html_escape(labels[*mark]));
+  for (std::size_t s = 0; s < series.size(); ++s) {
+    const char* colour = kSeriesColours[(s + 1) % std::size(kSeriesColours)];
+    std::string d, dots;
+    bool pen_down = false;
+    for (std::size_t i = 0; i < n && i < series[s].values.size(); ++i) {
+      // An exact zero sits on the floor of the axis (log scale has no 0); NaN and Inf leave a gap.
+      const double v = series[s].values[i] == 0 ? std::pow(10.0, lo) : series[s].values[i];
+      if (!std::isfinite(v) || v <= 0) {
+        pen_down = false;
+        continue;
+      }
+      d += fmt::format("{}{:.1f},{:.1f} ", pen_down ? "L" : "M", x_of(i), y_of(v));
+      pen_down = true;
+      if (!series[s].dashed)
+        dots += fmt::format(
+            "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{}: {:.4g}</title></circle>",
+            x_of(i), y_of(v), colour, html_escape(labels[i]), v);
+    }
+    svg += fmt::format("<path class=\"line\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{}/>",
+                       d, colour, series[s].dashed ? " stroke-dasharray=\"5 4\"" : "");
+    svg += dots;
+    const int y = kTop + kPlotH + 26 + static_cast<int>(s) * kLegend;
+    svg += fmt::format(
+        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
+        "<text x=\"{5}\" y=\"{6}\" font-size=\"12\">{7}</text>",
+        kLeft, kLeft + 18, y + 6, colour, series[s].dashed ? " stroke-dasharray=\"5 4\"" : "", kLeft + 24,
+        y + 10, html_escape(series[s].name));
+  }
+  return svg + "</svg>";
+}
+
+std::string html_document(std::string_view title, std::string_view subtitle,
+                          const std::vector<std::string>& sections) {
+  std::string html = fmt::format(
+      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<title>{}</title><style>{}</style></head><body>\n<h1>{}</h1><div class=\"subtitle\">{}</div>\n",
+      html_escape(title), kStyle, html_escape(title), html_escape(subtitle));
+  for (const std::string& s : sections) html += s + "\n";
+  return html + "</body></html>\n";
+}
+
+}  // namespace parity::report
