@@ -63,11 +63,16 @@ std::vector<NamedTensor> input_for(const Case& k) {
   return {{"x", probe::random_tensor(DType::float32, {1, 3, k.side, k.side}, {0, 1}, 5).value()}};
 }
 
-void bare(benchmark::State& state, const Case& k) {
+// A plain CPU session on the case's model: what an application without the guard runs.
+std::unique_ptr<backend::ort::Session> cpu_session(const Case& k) {
   backend::BackendSpec spec;
   spec.label = spec.ep = "cpu";
   spec.count_nodes = false;
-  auto session = backend::ort::Session::open(spec, k.model).value();
+  return backend::ort::Session::open(spec, k.model).value();
+}
+
+void bare(benchmark::State& state, const Case& k) {
+  auto session = cpu_session(k);
   backend::RunRequest request;
   request.inputs = input_for(k);
   for (auto _ : state) benchmark::DoNotOptimize(session->run(request).value());
@@ -94,10 +99,7 @@ void guarded(benchmark::State& state, const Case& k, const std::string& budget, 
 // The checks alone on the upscaler's real output: the guard's own cost, without the run around it.
 void BM_Upscale512_ChecksOnly(benchmark::State& state) {
   const Case k = upscale_case();
-  backend::BackendSpec spec;
-  spec.label = spec.ep = "cpu";
-  spec.count_nodes = false;
-  auto session = backend::ort::Session::open(spec, k.model).value();
+  auto session = cpu_session(k);
   backend::RunRequest request;
   request.inputs = input_for(k);
   const auto outputs = session->run(request).value().outputs;

@@ -6,8 +6,8 @@
 #
 #   bash scripts/gpu_guard.sh [CARRY]        # on the device; CARRY from scripts/gpu_pack.sh
 #
-# Writes $OUT/guard.txt (every command's output, timed) and $OUT/guard-json.tar.xz (sweeps,
-# manifests, acceptance reports). Environment as gpu_sweep.sh.
+# Writes $OUT/guard.txt (every command's output, timed), $OUT/guard-json.tar.xz (sweeps,
+# manifests, acceptance reports) and the detector's probe page. Environment as gpu_sweep.sh.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 log=guard.txt
@@ -51,3 +51,6 @@ t det_accept_isolated accept det_caps.toml --sample x=det_io/test_data_set_0/inp
   --no-cache --json json/det_accept_isolated.json
 cp ./*.toml json/ 2>/dev/null
 tar -C "$work" -cJf "$out/guard-json.tar.xz" json
+# The probe page of the detector on the NVIDIA adapter (docs/probe.md shows SwiftShader's).
+t det_html probe "$det" -b cpu,webgpu --input x=receipt.png --resize x=640,640 --ort-lib "$ort" -q \
+  --html "$out/probe-ppocr-det-nvidia.html"

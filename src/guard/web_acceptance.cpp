@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "backend/browser/chromium_session.h"
@@ -10,6 +9,7 @@
 #include "backend/browser/page_reply.h"
 #include "backend/browser/web_backend.h"
 #include "backend/browser/web_server.h"
+#include "core/file_io.h"
 #include "guard/web_sources.h"
 #include "manifest/manifest.h"
 
@@ -73,6 +73,7 @@ json served_manifest(const Manifest& m, const fs::path& manifest_dir, WebServer&
 // Everything the page needs, served by one localhost server: the distribution, the two modules,
 // the model's and the manifest's folders, the sample's bytes and a slot for the outputs.
 struct AcceptPage {
+  std::string url;  // the folder the page and its modules are served from, ending in '/'
   std::unique_ptr<WebServer> server;
   std::unique_ptr<ChromiumSession> chromium;
   json args;
@@ -90,19 +91,17 @@ Result<AcceptPage> open_page(const manifest::Declaration& d, const Manifest& m, 
   const fs::path page_dir = scratch / ("web-" + d.backend);
   std::error_code ec;
   fs::create_directories(page_dir, ec);
-  std::ofstream(page_dir / "index.html")
-      << "<!doctype html><meta charset=\"utf-8\"><title>parity accept</title>\n";
-  std::ofstream(page_dir / "parity-guard.mjs") << kGuardModuleSource;
-  std::ofstream(page_dir / "accept-page.mjs") << kAcceptPageSource;
-  if (!fs::exists(page_dir / "accept-page.mjs"))
-    return make_error(ErrorKind::io, Stage::write_output,
-                      "could not write the page into " + page_dir.string());
+  PARITY_TRY(write_text_file(page_dir / "index.html",
+                             "<!doctype html><meta charset=\"utf-8\"><title>parity accept</title>\n"));
+  PARITY_TRY(write_text_file(page_dir / "parity-guard.mjs", kGuardModuleSource));
+  PARITY_TRY(write_text_file(page_dir / "accept-page.mjs", kAcceptPageSource));
 
   AcceptPage page;
   PARITY_ASSIGN_OR_RETURN(server, WebServer::start());
   page.server = std::move(server);
   WebServer& s = *page.server;
-  const std::string here = s.origin() + s.mount(page_dir.string());
+  page.url = s.origin() + s.mount(page_dir.string());
+  const std::string& here = page.url;
   const fs::path manifest_dir = fs::absolute(o.manifest_path).parent_path();
   json inputs = json::array();
   for (const NamedTensor& in : sample) {
@@ -148,11 +147,9 @@ void accept_in_browser(const manifest::Declaration& d, const Manifest& m, const 
     a.events.push_back({GuardEvent::Kind::open_failed, d.backend, e.describe(), e});
     return;
   }
-  const std::string accept_url = page->args["guardUrl"].get<std::string>();
-  const std::string page_url = accept_url.substr(0, accept_url.rfind('/') + 1) + "accept-page.mjs";
-  auto reply =
-      page->chromium->evaluate("import('" + page_url + "').then(m => m.accept(" + page->args.dump() + "))",
-                               kAcceptTimeoutS, &kAcceptStallWatch);
+  auto reply = page->chromium->evaluate(
+      "import('" + page->url + "accept-page.mjs').then(m => m.accept(" + page->args.dump() + "))",
+      kAcceptTimeoutS, &kAcceptStallWatch);
   if (!reply.ok()) {
     Error e = reply.error();
     e.backend = d.backend;

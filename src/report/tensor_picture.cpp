@@ -3,23 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-// stb is third-party C compiled as C++ (see core/image.cpp): its warnings stay out of -Werror, and
-// STATIC keeps its symbols private to this file.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wall"
-#pragma GCC diagnostic ignored "-Wextra"
-#pragma GCC diagnostic ignored "-Wpedantic"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wdouble-promotion"
+// stb's implementation is compiled here, from /usr/include (a system header: its warnings stay out
+// of -Werror); STATIC keeps its symbols private to this file.
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO
 #include <stb/stb_image_write.h>
-#pragma GCC diagnostic pop
 
 namespace parity::report {
 namespace {

@@ -33,11 +33,13 @@ TEST(ProcessGroupCpu, SpinningHelperCountsSleepingGroupDoesNot) {
   // The leader only waits; its child (same group) spins, as a browser's renderer does.
   ChildProcess busy = spawn_shell("sh -c 'while :; do :; done' & wait");
   const double busy_s = cpu_after(busy, 1.5);
-  EXPECT_GT(busy_s, 0.5) << "a spinning helper of the group is work";
+  // Thresholds far from both sides: under `ctest -j2` on two cores (browsers rendering beside it)
+  // a spinner got 0.32 s of 1.5 s; a sleeping group gets about 0.
+  EXPECT_GT(busy_s, 0.15) << "a spinning helper of the group is work";
 
   ChildProcess idle = spawn_shell("sleep 30 & wait");
   const double idle_s = cpu_after(idle, 1.5);
-  EXPECT_LT(idle_s, 0.1) << "sleeping is not work";
+  EXPECT_LT(idle_s, 0.05) << "sleeping is not work";
 }
 
 TEST(ProcessGroupCpu, GoneGroupKeepsItsTotal) {
@@ -46,7 +48,7 @@ TEST(ProcessGroupCpu, GoneGroupKeepsItsTotal) {
   cpu.sample();
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
   const double before = cpu.sample();
-  EXPECT_GT(before, 0.3);
+  EXPECT_GT(before, 0.08);  // a share of a busy two-core machine
   child.kill_group(SIGKILL);
   child.wait();
   EXPECT_EQ(cpu.sample(), before) << "a member that exits keeps the time it had";
