@@ -127,6 +127,22 @@ TEST(AcceptCli, ABrowserPathDeclaredFitThatMiscomputesFailsTheGate) {
     EXPECT_EQ(b["status"], b["backend"] == "web-wasm" ? "passed" : "failed") << b.dump(1);
 }
 
+// `parity accept` runs the guard in its own process (no worker sets ORT's environment for it): with
+// nothing set by the caller, ORT's telemetry must still stay off and leave no mat-debug-PID.log.
+TEST(AcceptCli, AnInProcessRunLeavesTheTempDirectoryAsItFoundIt) {
+  TempDir dir;
+  write_manifest(dir, manifest_for("guard_upscale"));
+  const std::string tmp = (dir / "tmp").string();
+  std::filesystem::create_directories(tmp);
+  const auto r = run_command({"/usr/bin/env", "-u", "ORT_DISABLE_TELEMETRY", "-u", "ORT_TELEMETRY_DISABLED",
+                              "TMPDIR=" + tmp, PARITY_BIN, "accept", (dir / "caps.toml").string(), "--sample",
+                              kSample, "-b", "cpu", "--no-cache", "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(tmp)) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << ::testing::PrintToString(left);
+}
+
 TEST(AcceptCli, UsageErrorsExitTwo) {
   TempDir dir;
   write_manifest(dir, manifest_for("guard_upscale"));

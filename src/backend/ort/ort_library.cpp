@@ -11,6 +11,7 @@
 
 #include "backend/ort/ort_backend.h"
 #include "backend/ort/ort_providers.h"
+#include "backend/ort/ort_telemetry.h"
 
 #ifndef PARITY_DEFAULT_ORT_LIB
 #error "PARITY_DEFAULT_ORT_LIB must be defined by the build (src/CMakeLists.txt)"
@@ -42,6 +43,13 @@ Cache& cache() {
   // destructor that might still run ORT code at exit.
   static Cache* instance = new Cache;
   return *instance;
+}
+
+// A process that loads ORT itself (the guard in an application, `parity accept`) gets the switch a
+// worker gets in its environment: it must be set before the library loads. A value the caller set
+// stays.
+void keep_telemetry_off() {
+  for (const auto& [name, value] : ort_telemetry_off_env()) setenv(name.c_str(), value.c_str(), 0);
 }
 
 }  // namespace
@@ -76,6 +84,7 @@ Result<const OrtLibrary*> load_ort_library(const std::string& path_in, OrtGuard&
 
   // The cached record is re-checked through the guard each time, so PARITY_TEST_FAULT's null at
   // load_library behaves the same on a first and a later load.
+  if (!slot) keep_telemetry_off();
   void* handle = slot ? slot->handle : dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   std::string failure = "dlopen(" + path + ") failed";
   if (handle == nullptr) {

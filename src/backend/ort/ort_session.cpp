@@ -104,8 +104,8 @@ class Steps {
       return api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "parity", out);
     }));
     state.env = std::move(env);
-    // Clean hands: nothing leaves the machine. The worker's environment already switched the
-    // library's telemetry off before it loaded (ort_telemetry_off_env); this covers the events of
+    // Clean hands: nothing leaves the machine. The environment already switched the library's
+    // telemetry off before it loaded (ort_telemetry_off_env, load_ort_library); this covers the events of
     // a library that only honours the API call. PARITY_ORT_TELEMETRY=on keeps ORT's default.
     if (!ort_telemetry_allowed())
       PARITY_TRY(
