@@ -618,13 +618,13 @@ std::vector<int> pick_checkpoints(const std::vector<int>& order, const std::vect
   return out;
 }
 
-namespace {
-
 const TensorReport* row_named(const std::vector<TensorReport>& tensors, const std::string& name) {
   for (const auto& t : tensors)
     if (t.name == name) return &t;
   return nullptr;
 }
+
+namespace {
 
 // Error relative to the reference's own scale: comparable across tensors of any magnitude.
 double relative_error(const TensorReport& t) {

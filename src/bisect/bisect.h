@@ -62,6 +62,9 @@ struct TensorReport {
   Tolerance tolerance;
 };
 
+// The row of tensor `name` in `tensors`; nullptr when it has none.
+const TensorReport* row_named(const std::vector<TensorReport>& tensors, const std::string& name);
+
 struct FirstDivergent {
   std::string tensor;
   std::string node;

@@ -19,12 +19,6 @@ std::string metrics_text(const std::optional<Comparison>& m) {
                      m->cosine ? fmt::format(", cosine {:.6f}", *m->cosine) : "");
 }
 
-const bisect::TensorReport* tensor_named(const bisect::BisectReport& r, const std::string& name) {
-  for (const auto& t : r.tensors)
-    if (t.name == name) return &t;
-  return nullptr;
-}
-
 std::string verdict_cell(const bisect::TensorReport* t) {
   if (!t || !t->compared) return "<td class=\"verdict\">not compared</td>";
   return fmt::format("<td class=\"verdict {}\">{}</td>",
@@ -108,7 +102,7 @@ std::string neighbourhood(const bisect::BisectReport& r, const model::GraphFacts
   for (const std::string& in : node->inputs) {
     if (in.empty()) continue;
     const auto shape = facts->shape_of(in);
-    const auto* t = tensor_named(r, in);
+    const auto* t = bisect::row_named(r.tensors, in);
     const bool weight = facts->is_constant(in);
     const bool graph_input =
         std::find(facts->graph_inputs.begin(), facts->graph_inputs.end(), in) != facts->graph_inputs.end();

@@ -14,10 +14,11 @@ namespace {
 // The difference heat map is white where a backend is off by this share of the reference's range.
 constexpr double kFullScaleShare = 0.1;
 
-std::string cell_class(const probe::BackendReport& b, const probe::OutputReport& o) {
-  if (b.is_reference) return "verdict-reference";
-  if (o.verdict == Verdict::mismatch) return "verdict-mismatch";
-  return o.inconclusive.empty() ? "verdict-match" : "verdict-inconclusive";
+// What a grid cell says, and (as "verdict-<word>") its colour.
+std::string verdict_word(const probe::BackendReport& b, const probe::OutputReport& o) {
+  if (b.is_reference) return "reference";
+  if (o.verdict == Verdict::mismatch) return "mismatch";
+  return o.inconclusive.empty() ? "match" : "inconclusive";
 }
 
 std::string backends_table(const probe::ProbeReport& r) {
@@ -66,13 +67,10 @@ std::string verdict_grid(const probe::ProbeReport& r) {
                 html_escape(b.error ? std::string(to_string(b.error->kind)) : "no output") + "</td>";
         continue;
       }
-      std::string text = b.is_reference                    ? "reference"
-                         : o->verdict == Verdict::mismatch ? "mismatch"
-                                                           : "match";
-      if (!b.is_reference && !o->inconclusive.empty() && o->verdict != Verdict::mismatch)
-        text = "inconclusive";
-      html += fmt::format("<td class=\"verdict {}\" data-output=\"{}\"><span class=\"rule\">{}</span>",
-                          cell_class(b, *o), html_escape(o->name), text);
+      const std::string word = verdict_word(b, *o);
+      html +=
+          fmt::format("<td class=\"verdict verdict-{0}\" data-output=\"{1}\"><span class=\"rule\">{0}</span>",
+                      word, html_escape(o->name));
       if (o->verdict == Verdict::mismatch)
         html += "<div class=\"detail\">rule " + html_escape(o->failed_rule) + ": " + html_escape(o->detail) +
                 "</div>";
