@@ -2,6 +2,7 @@
 // manifest declares fit, with its checks and the task's assertions: a release gate in one command.
 #include <cstdio>
 
+#include "cli/report_files.h"
 #include "cli/verb.h"
 #include "core/text.h"
 #include "guard/acceptance.h"
@@ -22,6 +23,7 @@ struct AcceptArgs {
   std::string predicate;
   std::string json_path;
   bool quiet = false;
+  ReportFiles report_files;
 };
 
 Result<VerbOutput> run(const AcceptArgs& a) {
@@ -48,6 +50,7 @@ Result<VerbOutput> run(const AcceptArgs& a) {
   PARITY_ASSIGN_OR_RETURN(report, guard::run_acceptance(o));
   VerbOutput out{report::accept_table(report), report::accept_to_json(report)};
   out.exit_code = report.exit_code() == 0 ? kExitOk : kExitFinding;
+  if (a.report_files.wanted()) add_report_documents(out, a.report_files, report::accept_document(report));
   return out;
 }
 
@@ -90,6 +93,9 @@ void declare(CLI::App& cmd, AcceptArgs& a) {
                  "per channel, value histograms of input and output at most D apart (0..1)")
       ->check(CLI::Range(0.0, 1.0));
   cmd.add_option("--predicate", a.predicate, "a shell command given the output as .npy; exit 0 passes");
+  add_report_options(cmd, a.report_files,
+                     "each backend's result, checks with their measured values, the events that decided it, "
+                     "and the outputs as pictures side by side");
   cmd.add_option("--json", a.json_path,
                  "also write the result as JSON (parity.accept/1) to FILE ('-' for stdout)");
   cmd.add_flag("-q,--quiet", a.quiet, "no progress lines on stderr");

@@ -11,9 +11,10 @@
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
 #include "cli/input_options.h"
+#include "cli/report_files.h"
 #include "cli/verb.h"
 #include "model/graph_facts.h"
-#include "report/bisect_html.h"
+#include "report/bisect_document.h"
 #include "report/bisect_report.h"
 #include "report/probe_json.h"
 
@@ -29,7 +30,7 @@ struct BisectArgs {
   ToleranceArgs tolerance;
   std::string out_dir;
   std::string batch_bytes;  // --batch-bytes: overrides the share of --max-memory for exposure
-  std::string html_path;
+  ReportFiles report_files;
 };
 
 // The command line a reader of the repro README can paste; rebuilt from the parsed flags so it
@@ -83,7 +84,7 @@ Result<VerbOutput> run_bisect_verb(const BisectArgs& args) {
                    : report.first_divergent || report.final_mismatch ? kExitFinding
                                                                      : kExitOk;
   VerbOutput out{report::bisect_text(report), report::bisect_to_json(report), 2, code};
-  if (!args.html_path.empty()) {
+  if (args.report_files.wanted()) {
     // The culprit's attributes and weights: from the model, else (a node of an inlined If, which
     // only the rewritten copy holds) from the repro folder's isolated subgraph.
     auto facts = model::read_graph_facts(report.model);
@@ -93,7 +94,8 @@ Result<VerbOutput> run_bisect_verb(const BisectArgs& args) {
     if (!holds_culprit(facts) && report.repro_dir)
       if (auto repro = model::read_graph_facts(*report.repro_dir / "model.onnx"); holds_culprit(repro))
         facts = std::move(repro);
-    out.documents.emplace_back(args.html_path, report::bisect_html(report, facts.ok() ? &*facts : nullptr));
+    add_report_documents(out, args.report_files,
+                         report::bisect_document(report, facts.ok() ? &*facts : nullptr));
   }
   return out;
 }
@@ -159,10 +161,9 @@ void declare_bisect(CLI::App& cmd, BisectArgs& a) {
   add_input_options(cmd, a.inputs);
   add_tolerance_options(cmd, a.tolerance, "every tensor");
   cmd.add_option("-o,--out", a.out_dir, "write a repro folder for the culprit to DIR");
-  cmd.add_option(
-      "--html", a.html_path,
-      "write the result as one self-contained HTML page: the error of every tensor along the "
-      "network with the first divergent node marked, and the culprit's inputs, attributes and weights");
+  add_report_options(cmd, a.report_files,
+                     "the error of every tensor along the network with the first divergent node marked, and "
+                     "the culprit's inputs, attributes and weights");
   cmd.add_option("--batch-bytes", a.batch_bytes,
                  "bytes of intermediates one run may expose (default: a quarter of --max-memory, else 1G)");
   add_common_options(cmd, a.common);

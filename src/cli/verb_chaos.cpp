@@ -6,6 +6,7 @@
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
 #include "cli/input_options.h"
+#include "cli/report_files.h"
 #include "cli/verb.h"
 #include "core/shell_words.h"
 #include "report/chaos_report.h"
@@ -24,6 +25,7 @@ struct ChaosArgs {
   InputArgs inputs;
   ToleranceArgs tolerance;
   bool baseline = true;
+  ReportFiles report_files;
 };
 
 Result<chaos::ChaosOptions> build_options(const ChaosArgs& a) {
@@ -65,8 +67,11 @@ Result<chaos::ChaosOptions> build_options(const ChaosArgs& a) {
 Result<VerbOutput> run(const ChaosArgs& args) {
   PARITY_ASSIGN_OR_RETURN(options, build_options(args));
   PARITY_ASSIGN_OR_RETURN(report, chaos::run_chaos(options, progress_for(args.common)));
-  return VerbOutput{report::chaos_table(report), report::chaos_to_json(report), 2,
-                    report.any_crash_or_hang() ? kExitFinding : kExitOk};
+  VerbOutput out{report::chaos_table(report), report::chaos_to_json(report), 2,
+                 report.any_crash_or_hang() ? kExitFinding : kExitOk};
+  if (args.report_files.wanted())
+    add_report_documents(out, args.report_files, report::chaos_document(report));
+  return out;
 }
 
 void declare_chaos(CLI::App& cmd, ChaosArgs& a) {
@@ -96,6 +101,9 @@ void declare_chaos(CLI::App& cmd, ChaosArgs& a) {
   add_switch(cmd, "baseline", a.baseline, "also run with the layer loaded and no fault");
   add_input_options(cmd, a.inputs);
   add_tolerance_options(cmd, a.tolerance, "every output");
+  add_report_options(
+      cmd, a.report_files,
+      "the robustness table with outcome colours and the one-line repro of every crash or hang");
   add_common_options(cmd, a.common);
 }
 

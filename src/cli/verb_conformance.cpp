@@ -7,13 +7,14 @@
 
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
+#include "cli/report_files.h"
 #include "cli/verb.h"
 #include "conformance/diff.h"
 #include "conformance/runner.h"
 #include "core/file_io.h"
 #include "probe/input_plan.h"
+#include "report/conformance_document.h"
 #include "report/conformance_json.h"
-#include "report/conformance_markdown.h"
 
 namespace parity::cli {
 namespace {
@@ -25,7 +26,8 @@ struct ConformanceArgs {
   std::string backends = "cpu,webgpu";
   int jobs = 0;
   std::optional<double> atol, rtol;
-  std::string markdown_path, expect_path, write_expect_path;
+  std::string expect_path, write_expect_path;
+  ReportFiles report_files, diff_report_files;
   bool list = false;
   bool no_recheck = false;
   // diff
@@ -151,14 +153,15 @@ Result<VerbOutput> run(const ConformanceArgs& a) {
     };
   }
   PARITY_ASSIGN_OR_RETURN(report, conformance::run_conformance(options, progress));
-  if (!a.markdown_path.empty())
-    PARITY_TRY(write_text_file(a.markdown_path, report::conformance_markdown(report)));
   int code = exit_code_of(a, report, expect);
   if (!a.write_expect_path.empty()) {
     PARITY_ASSIGN_OR_RETURN(written, write_expectations(a, report));
     if (written != kExitOk) code = written;
   }
-  return VerbOutput{report::conformance_summary(report), report::conformance_to_json(report), 1, code};
+  VerbOutput out{report::conformance_summary(report), report::conformance_to_json(report), 1, code};
+  if (a.report_files.wanted())
+    add_report_documents(out, a.report_files, report::conformance_document(report));
+  return out;
 }
 
 Result<VerbOutput> run_diff(const ConformanceArgs& a) {
@@ -172,7 +175,10 @@ Result<VerbOutput> run_diff(const ConformanceArgs& a) {
     pairs.emplace_back(p.substr(0, eq), p.substr(eq + 1));
   }
   PARITY_ASSIGN_OR_RETURN(d, conformance::diff_reports(ra, rb, pairs));
-  return VerbOutput{conformance::diff_table(d), nullptr, 2, d.regressions() > 0 ? kExitFinding : kExitOk};
+  VerbOutput out{conformance::diff_table(d), nullptr, 2, d.regressions() > 0 ? kExitFinding : kExitOk};
+  if (a.diff_report_files.wanted())
+    add_report_documents(out, a.diff_report_files, report::conformance_diff_document(d, a.diff_a, a.diff_b));
+  return out;
 }
 
 }  // namespace
@@ -225,8 +231,9 @@ Verb conformance_verb() {
         cmd.add_option("--rtol", args->rtol, "relative tolerance for float outputs (default 1e-3, as ONNX)");
         cmd.add_option("--tol", args->tols,
                        "tolerance for tests matching GLOB, GLOB=ATOL,RTOL (repeatable; first match wins)");
-        cmd.add_option("--markdown", args->markdown_path,
-                       "write the summary, failures and per-op table to FILE");
+        add_report_options(cmd, args->report_files,
+                           "the summary per backend, every failure with its reason, and a per-op grid of "
+                           "pass/fail counts per backend and version");
         cmd.add_option(
             "--expect", args->expect_path,
             "check states against FILE (test -> backend -> state); runs only its tests unless --filter");
@@ -243,11 +250,13 @@ Verb conformance_verb() {
             "Compares two parity.conformance/1 files test by test on the backends they share (or --pair).\n"
             "A regression is passed -> anything else, or a good state -> failed/crashed/timeout/error.\n"
             "Exit status: 0 no regression, 1 a test regressed, 2 bad invocation.\n\n"
-            "Example: parity conformance diff ort129.json ort130.json --pair old=cpu");
+            "Example: parity conformance diff ort129.json ort130.json --pair old=cpu --html diff.html");
         diff->add_option("a", args->diff_a, "the earlier result (--json FILE)")->required();
         diff->add_option("b", args->diff_b, "the later result")->required();
         diff->add_option("--pair", args->pairs,
                          "compare backend A_LABEL of the first file with B_LABEL of the second (repeatable)");
+        add_report_options(*diff, args->diff_report_files,
+                           "every test whose state changed, regressions first and coloured");
         return [args, diff] {
           return diff->parsed() ? emit("conformance diff", "", run_diff(*args))
                                 : emit("conformance", args->common.json_path, run(*args));

@@ -7,6 +7,7 @@
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
 #include "cli/input_options.h"
+#include "cli/report_files.h"
 #include "cli/verb.h"
 #include "core/text.h"
 #include "lint/findings_verify.h"
@@ -27,6 +28,7 @@ struct LintArgs {
   std::string reference = "cpu";
   InputArgs inputs;
   CommonOptions common;
+  ReportFiles report_files;
 };
 
 // A comma list with its empty entries dropped ("a,,b," -> a, b).
@@ -60,6 +62,7 @@ Result<VerbOutput> run(const LintArgs& a) {
   PARITY_ASSIGN_OR_RETURN(report, lint::run_lint(o, progress_for(a.common)));
   VerbOutput out{report::lint_text(report), report::lint_to_json(report)};
   out.exit_code = report.count(lint::Severity::error) > 0 ? kExitFinding : kExitOk;
+  if (a.report_files.wanted()) add_report_documents(out, a.report_files, report::lint_document(report));
   if (a.fix.empty()) return out;
   lint::FixOptions f;
   f.lint = o;
@@ -110,6 +113,9 @@ void declare_lint(CLI::App& cmd, LintArgs& a) {
       "fp16-constant-island, unsorted-graph");
   add_reference_option(cmd, a.reference);
   add_input_options(cmd, a.inputs);
+  add_report_options(cmd, a.report_files,
+                     "each backend's session, the hits coloured by severity, and per hit why, where, the fix "
+                     "and the evidence");
   add_common_options(cmd, a.common);
 }
 

@@ -4,6 +4,7 @@
 
 #include "cli/verb.h"
 #include "core/file_io.h"
+#include "core/terminal_colour.h"
 
 namespace parity::cli {
 
@@ -23,7 +24,8 @@ Error usage_error(std::string message, std::string hint) {
 
 int emit(std::string_view verb, const std::string& json_path, const Result<VerbOutput>& out) {
   if (!out.ok()) return report_failure(verb, out.error());
-  std::fputs(out->text.c_str(), json_path == "-" ? stderr : stdout);
+  std::FILE* stream = json_path == "-" ? stderr : stdout;
+  std::fputs(colour_wanted(stream) ? colour_verdicts(out->text).c_str() : out->text.c_str(), stream);
   if (!out->json.is_null())
     if (int rc = emit_json(verb, json_path, out->json, out->json_indent); rc != kExitOk) return rc;
   for (const auto& [path, contents] : out->documents)

@@ -6,9 +6,10 @@
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
 #include "cli/input_options.h"
+#include "cli/report_files.h"
 #include "cli/verb.h"
 #include "probe/probe.h"
-#include "report/probe_html.h"
+#include "report/probe_document.h"
 #include "report/probe_json.h"
 #include "report/probe_table.h"
 
@@ -25,7 +26,7 @@ struct ProbeArgs {
   int samples = 1;
   ToleranceArgs tolerance;
   std::string save_io;
-  std::string html_path;
+  ReportFiles report_files;
   bool allow_inconclusive = false;
   std::string noise_from;
 };
@@ -52,7 +53,7 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   in.samples = a.samples;
   o.inputs = std::move(in);
   if (!a.save_io.empty()) o.save_io = a.save_io;
-  o.keep_outputs = !a.html_path.empty();
+  o.keep_outputs = a.report_files.wanted();
   if (const char* fault = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = fault;
   return o;
 }
@@ -62,7 +63,8 @@ Result<VerbOutput> run(const ProbeArgs& args) {
   PARITY_ASSIGN_OR_RETURN(report, probe::run_probe(options, progress_for(args.common)));
   VerbOutput out{report::probe_table(report), report::probe_to_json(report), 2,
                  report.all_ok(args.allow_inconclusive) ? kExitOk : kExitFinding};
-  if (!args.html_path.empty()) out.documents.emplace_back(args.html_path, report::probe_html(report));
+  if (args.report_files.wanted())
+    add_report_documents(out, args.report_files, report::probe_document(report));
   return out;
 }
 
@@ -106,9 +108,9 @@ void declare_probe(CLI::App& cmd, ProbeArgs& a) {
                  "evidence and does not set the exit status");
   cmd.add_flag("--allow-inconclusive", a.allow_inconclusive,
                "exit 0 when rows are only inconclusive (their reference output carries no signal)");
-  cmd.add_option("--html", a.html_path,
-                 "write the result as one self-contained HTML page: verdict grid, adapters, and for "
-                 "image-like outputs each backend's picture, per-channel means and a difference heat map");
+  add_report_options(cmd, a.report_files,
+                     "verdict grid, adapters, and for image-like outputs each backend's picture, per-channel "
+                     "means and a difference heat map");
   cmd.add_option("--save-io", a.save_io,
                  "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
   add_common_options(cmd, a.common);

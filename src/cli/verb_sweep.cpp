@@ -5,6 +5,7 @@
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
 #include "cli/input_options.h"
+#include "cli/report_files.h"
 #include "cli/verb.h"
 #include "core/text.h"
 #include "model/fp16_convert.h"
@@ -38,6 +39,7 @@ struct SweepArgs {
   std::string write_plan, plan;
   std::optional<std::size_t> cell;
   bool list = false;
+  ReportFiles report_files;
   std::vector<std::string> merge_dirs;  // `sweep merge DIR...`
 };
 
@@ -208,6 +210,8 @@ Result<VerbOutput> run(const SweepArgs& a) {
   VerbOutput out{report::sweep_table(plan, results), report::sweep_to_json(plan, results)};
   out.text += "results: " + (run.out_dir / "").string() + " (plan.json, results*.jsonl)\n";
   out.exit_code = exit_code_for(plan, results);
+  if (a.report_files.wanted())
+    add_report_documents(out, a.report_files, report::sweep_document(plan, results));
   return out;
 }
 
@@ -226,8 +230,14 @@ Result<VerbOutput> run_merge(const SweepArgs& a) {
   for (auto& [k, r] : all) results.push_back(std::move(r));
   VerbOutput out{report::sweep_table(plan, results), report::sweep_to_json(plan, results)};
   out.exit_code = exit_code_for(plan, results);
+  if (a.report_files.wanted())
+    add_report_documents(out, a.report_files, report::sweep_document(plan, results));
   return out;
 }
+
+constexpr const char* kReportContents =
+    "the matrix as a grid of colour-coded verdicts and, with --size-search, each cell's cliff curve with "
+    "the partly-wrong band and the safe budget marked";
 
 void declare_sweep(CLI::App& cmd, SweepArgs& a) {
   cmd.footer(
@@ -287,12 +297,14 @@ void declare_sweep(CLI::App& cmd, SweepArgs& a) {
       ->excludes(search);
   cmd.add_option("--cell", a.cell, "run only cell K of the plan (results-cell-K.jsonl in --out)");
   cmd.add_flag("--list", a.list, "list the plan's cells with their numbers, run nothing");
+  add_report_options(cmd, a.report_files, kReportContents);
   add_common_options(cmd, a.common);
   CLI::App* merge =
       cmd.add_subcommand("merge", "join the results of one plan's cells run in several folders");
   merge->add_option("dirs", a.merge_dirs, "--out folders of the same plan")->required();
   merge->add_option("--json", a.common.json_path,
                     "also write the merged result as JSON to FILE ('-' for stdout)");
+  add_report_options(*merge, a.report_files, kReportContents);
 }
 
 Result<VerbOutput> run_sweep_verb(const SweepArgs& a) { return a.merge_dirs.empty() ? run(a) : run_merge(a); }

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/json_io.h"
 #include "report/table_text.h"
+#include "report/tensor_picture.h"
 
 namespace parity::report {
 namespace {
@@ -25,7 +29,97 @@ json checks_json(const std::vector<CheckResult>& checks) {
   return out;
 }
 
+std::string tone_of(guard::AcceptStatus s) {
+  switch (s) {
+    case guard::AcceptStatus::passed: return "match";
+    case guard::AcceptStatus::failed: return "mismatch";
+    case guard::AcceptStatus::unfit: return "error";
+  }
+  return "";
+}
+
+std::string samples_text(const guard::AcceptReport& report) {
+  std::string samples;
+  for (const auto& s : report.samples) samples += (samples.empty() ? "" : ", ") + s;
+  return samples.empty() ? "the manifest's sample" : samples;
+}
+
+// The finite range of a tensor, for drawing every backend's output on one scale.
+std::pair<double, double> value_range(const Tensor& t) {
+  double lo = HUGE_VAL, hi = -HUGE_VAL;
+  for (double v : t.to_doubles())
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  return hi >= lo ? std::pair{lo, hi} : std::pair{0.0, 1.0};
+}
+
+Section pictures_section(const guard::AcceptReport& report) {
+  Section s{"Outputs", {}, {}};
+  std::map<std::string, std::pair<double, double>> ranges;  // per output name, from the first backend
+  std::map<std::string, Gallery> galleries;
+  std::vector<std::string> order;
+  for (const auto& b : report.backends) {
+    if (!b.run) continue;
+    for (const auto& out : b.run->outputs) {
+      if (!picture_layout(out.tensor.shape())) continue;
+      if (!ranges.count(out.name)) ranges[out.name] = value_range(out.tensor), order.push_back(out.name);
+      const auto [lo, hi] = ranges[out.name];
+      if (auto p = draw_tensor(out.tensor, lo, hi)) {
+        p->caption = fmt::format("{} ({}): {} {}", b.label, to_string(b.status), out.name,
+                                 shape_to_string(out.tensor.shape()));
+        galleries[out.name].pictures.push_back(std::move(*p));
+      }
+    }
+  }
+  for (const auto& name : order) {
+    s.blocks.push_back(
+        Paragraph{fmt::format("{}: values {:.4g}..{:.4g} (the first backend's range) mapped to "
+                              "black..white",
+                              name, ranges[name].first, ranges[name].second),
+                  "note"});
+    s.blocks.push_back(std::move(galleries[name]));
+  }
+  return s;
+}
+
 }  // namespace
+
+Document accept_document(const guard::AcceptReport& report) {
+  Table results{"results", {"backend", "EP", "result", "served by", "tiles", "checks", "time"}, {}};
+  for (const auto& b : report.backends)
+    results.rows.push_back({{{b.label},
+                             {b.ep},
+                             Cell(std::string(to_string(b.status)), tone_of(b.status), b.reason),
+                             {b.run ? b.run->backend : "-"},
+                             {b.run ? std::to_string(b.run->tiles) : "-"},
+                             {checks_text(b)},
+                             {b.wall_ms > 0 ? ms_text(b.wall_ms) : "-"}},
+                            {{"backend", b.label}}});
+  Document doc{"parity accept " + std::filesystem::path(report.manifest).filename().string(),
+               fmt::format("{} on {}; manifest {}", samples_text(report), report.model, report.manifest),
+               {{"Backends", {}, {std::move(results)}}}};
+  for (const auto& b : report.backends) {
+    Section s{"Backend " + b.label, {{"backend", b.label}}, {}};
+    Table checks{"checks", {"check", "result", "measured"}, {}};
+    if (b.run)
+      for (const auto* list : {&b.run->checks, &b.task})
+        for (const CheckResult& c : *list)
+          checks.rows.push_back({{{c.check},
+                                  Cell(c.passed ? "passed" : "failed", c.passed ? "match" : "mismatch"),
+                                  {c.detail}}});
+    if (!checks.rows.empty()) s.blocks.push_back(std::move(checks));
+    BulletList events;
+    for (const GuardEvent& e : b.events)
+      events.items.push_back(fmt::format("{}: {}{}", to_string(e.kind), e.message,
+                                         e.error ? " (" + e.error->describe() + ")" : ""));
+    if (!events.items.empty()) {
+      s.blocks.push_back(Subheading{"What decided it"});
+      s.blocks.push_back(std::move(events));
+    }
+    doc.sections.push_back(std::move(s));
+  }
+  doc.sections.push_back(pictures_section(report));
+  return doc;
+}
 
 json guard_event_to_json(const GuardEvent& e) {
   json j{{"kind", std::string(to_string(e.kind))}, {"backend", e.backend}, {"message", e.message}};
@@ -34,10 +128,8 @@ json guard_event_to_json(const GuardEvent& e) {
 }
 
 std::string accept_table(const guard::AcceptReport& report) {
-  std::string samples;
-  for (const auto& s : report.samples) samples += (samples.empty() ? "" : ", ") + s;
-  std::string out = fmt::format("parity accept {}: {} on {}\n\n", report.manifest,
-                                samples.empty() ? "the manifest's sample" : samples, report.model);
+  std::string out =
+      fmt::format("parity accept {}: {} on {}\n\n", report.manifest, samples_text(report), report.model);
   std::vector<std::vector<std::string>> rows{{"BACKEND", "EP", "RESULT", "TILES", "CHECKS", "TIME"}};
   std::string why;
   for (const auto& b : report.backends) {

@@ -69,12 +69,51 @@ nlohmann::json result_to_json(const FaultResult& r) {
   return j;
 }
 
-}  // namespace
+std::string tone_of(Outcome o) {
+  switch (o) {
+    case Outcome::clean_error: return "match";
+    case Outcome::unaffected: return "reference";
+    case Outcome::wrong_output: return "inconclusive";
+    case Outcome::crashed:
+    case Outcome::hung: return "mismatch";
+  }
+  return "";
+}
 
-std::string chaos_table(const ChaosReport& report) {
+std::vector<const FaultResult*> rows_of(const ChaosReport& report) {
   std::vector<const FaultResult*> rows;
   if (report.baseline) rows.push_back(&*report.baseline);
   for (const auto& f : report.faults) rows.push_back(&f);
+  return rows;
+}
+
+std::map<std::string, int> outcome_counts(const ChaosReport& report) {
+  std::map<std::string, int> counts;
+  for (const auto& f : report.faults) ++counts[std::string(to_string(f.outcome))];
+  return counts;
+}
+
+std::string counts_line(const ChaosReport& report) {
+  std::string out = std::to_string(report.faults.size()) + " faults:";
+  for (const auto& [name, n] : outcome_counts(report)) out += " " + std::to_string(n) + " " + name + ",";
+  if (out.back() == ',') out.pop_back();
+  return out;
+}
+
+std::vector<std::string> crash_repros(const ChaosReport& report) {
+  std::vector<std::string> lines;
+  for (const auto& f : report.faults)
+    if (f.outcome == Outcome::crashed || f.outcome == Outcome::hung) {
+      lines.push_back("# " + f.fault.name + ": " + std::string(to_string(f.outcome)));
+      lines.push_back(f.repro);
+    }
+  return lines;
+}
+
+}  // namespace
+
+std::string chaos_table(const ChaosReport& report) {
+  const auto rows = rows_of(report);
   std::size_t name_w = 5;
   for (const auto* r : rows) name_w = std::max(name_w, r->fault.name.size());
   std::string out;
@@ -83,18 +122,13 @@ std::string chaos_table(const ChaosReport& report) {
     return s;
   };
   out += pad("FAULT", name_w) + "  " + pad("OUTCOME", 12) + "  FIRED  " + pad("STAGE", 15) + "  DETAIL\n";
-  std::map<std::string, int> counts;
   for (const auto* r : rows) {
     const std::string stage = r->error ? std::string(to_string(r->error->stage)) : "-";
     out += pad(r->fault.name, name_w) + "  " + pad(std::string(to_string(r->outcome)), 12) + "  " +
            pad(std::to_string(r->injections.size()), 5) + "  " + pad(stage, 15) + "  " +
            one_line(detail_of(*r), 110) + "\n";
-    if (r != (report.baseline ? &*report.baseline : nullptr)) ++counts[std::string(to_string(r->outcome))];
   }
-  out += "\n" + std::to_string(report.faults.size()) + " faults:";
-  for (const auto& [name, n] : counts) out += " " + std::to_string(n) + " " + name + ",";
-  if (!counts.empty()) out.pop_back();
-  out += "\n";
+  out += "\n" + counts_line(report) + "\n";
   for (const auto& f : report.faults)
     if (f.outcome == Outcome::crashed || f.outcome == Outcome::hung)
       out += "repro (" + std::string(to_string(f.outcome)) + "): " + f.repro + "\n";
@@ -112,14 +146,34 @@ nlohmann::json chaos_to_json(const ChaosReport& report) {
   j["layer_manifest"] = report.layer_manifest;
   if (report.baseline) j["baseline"] = result_to_json(*report.baseline);
   j["faults"] = nlohmann::json::array();
-  std::map<std::string, int> counts;
-  for (const auto& f : report.faults) {
-    j["faults"].push_back(result_to_json(f));
-    ++counts[std::string(to_string(f.outcome))];
-  }
-  j["summary"] = counts;
+  for (const auto& f : report.faults) j["faults"].push_back(result_to_json(f));
+  j["summary"] = outcome_counts(report);
   j["any_crash_or_hang"] = report.any_crash_or_hang();
   return j;
+}
+
+Document chaos_document(const ChaosReport& report) {
+  Table t{"robustness", {"fault", "outcome", "fired", "stage", "detail"}, {}};
+  for (const auto* r : rows_of(report))
+    t.rows.push_back({{Cell(r->fault.name, "", r->fault.spec == r->fault.name ? "" : r->fault.spec),
+                       Cell(std::string(to_string(r->outcome)), tone_of(r->outcome)),
+                       {std::to_string(r->injections.size())},
+                       {r->error ? std::string(to_string(r->error->stage)) : "-"},
+                       Cell(one_line(detail_of(*r), 300), "", r->fault.why)},
+                      {{"fault", r->fault.name}, {"outcome", std::string(to_string(r->outcome))}}});
+  Section results{
+      "Faults",
+      {},
+      {Paragraph{"green: a typed error came back; grey: the fault changed nothing; amber: a wrong "
+                 "answer without an error; red: the process crashed or hung",
+                 "note"},
+       std::move(t), Paragraph{counts_line(report)}}};
+  Section repros{"Repro of each crash or hang", {}, {}};
+  if (auto lines = crash_repros(report); !lines.empty()) repros.blocks.push_back(Commands{std::move(lines)});
+  return {"parity chaos " + report.model.path.filename().string() + " on " + report.backend,
+          "reference " + report.reference + "; plan " + report.plan_source + "; layer " +
+              report.layer_manifest + "; parity " + report.parity_version,
+          {std::move(results), std::move(repros)}};
 }
 
 }  // namespace parity::report

@@ -1,6 +1,9 @@
 #include "report/lint_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
 
 #include "core/text.h"
 #include "report/table_text.h"
@@ -29,7 +32,74 @@ std::string node_list_text(const std::vector<std::string>& nodes) {
   return s;
 }
 
+std::string tone_of(Severity s) {
+  switch (s) {
+    case Severity::error: return "mismatch";
+    case Severity::warning: return "inconclusive";
+    case Severity::info: return "reference";
+  }
+  return "";
+}
+
+std::string result_line(const lint::LintReport& r) {
+  return fmt::format("{} error(s), {} warning(s), {} fixed or harmless here", r.count(Severity::error),
+                     r.count(Severity::warning), r.count(Severity::info));
+}
+
 }  // namespace
+
+Document lint_document(const lint::LintReport& r) {
+  Table sessions{
+      "backends", {"backend", "session", "runtime", "adapter", "nodes EP/CPU", "left to the CPU"}, {}};
+  for (const auto& c : r.checks) {
+    std::string cpu;
+    for (const auto& [node, op] : c.cpu_nodes) cpu += (cpu.empty() ? "" : ", ") + node + " (" + op + ")";
+    sessions.rows.push_back({{{c.label},
+                              c.error ? Cell("failed", "error", first_line(c.error->message))
+                                      : Cell(c.ran ? "ran" : "not run", c.ran ? "match" : ""),
+                              {c.version.empty() ? "?" : c.version},
+                              {c.adapter.empty() ? "-" : c.adapter},
+                              {nodes_text(c.ep, c.nodes_on_backend, c.nodes_on_cpu)},
+                              {cpu.empty() ? "-" : cpu}},
+                             {{"backend", c.label}}});
+  }
+  Document doc{"parity lint " + std::filesystem::path(r.model).filename().string(),
+               fmt::format("{}; backends {}{}; {}", r.model, fmt::join(r.scope, ", "),
+                           r.live ? " (one session each)" : " (from the file; no session)", result_line(r)),
+               {{"Sessions", {}, {std::move(sessions)}}}};
+  Table hits{"hits", {"severity", "rule", "backends", "nodes", "detail"}, {}};
+  for (const auto& h : r.hits)
+    hits.rows.push_back({{Cell(std::string(lint::to_string(h.severity)), tone_of(h.severity)),
+                          {h.rule},
+                          {backends_text(h)},
+                          {node_list_text(h.nodes)},
+                          {h.detail}},
+                         {{"rule", h.rule}}});
+  Section findings{"Findings", {}, {}};
+  if (hits.rows.empty())
+    findings.blocks.push_back(Paragraph{"no rule fired"});
+  else
+    findings.blocks.push_back(std::move(hits));
+  doc.sections.push_back(std::move(findings));
+  for (const auto& h : r.hits) {
+    Section s{h.rule + ": " + h.title, {{"rule", h.rule}}, {Paragraph{"why: " + h.why}}};
+    Table affected{"affected", {"backend", "severity", "basis"}, {}};
+    for (const auto& a : h.backends)
+      affected.rows.push_back({{{a.backend.empty() ? "every backend" : a.backend},
+                                Cell(std::string(lint::to_string(a.severity)), tone_of(a.severity)),
+                                {a.basis}}});
+    if (!affected.rows.empty()) s.blocks.push_back(std::move(affected));
+    if (!h.nodes.empty())
+      s.blocks.push_back(Paragraph{fmt::format("nodes: {}", fmt::join(h.nodes, ", ")), "note"});
+    s.blocks.push_back(Paragraph{"fix: " + h.fix});
+    if (!h.evidence.empty())
+      s.blocks.push_back(
+          Paragraph{"evidence: " + h.evidence + " (its repro, and every run in finding.json)", "note"});
+    doc.sections.push_back(std::move(s));
+  }
+  if (!r.notes.empty()) doc.sections.push_back({"Notes", {}, {BulletList{r.notes}}});
+  return doc;
+}
 
 std::string lint_text(const lint::LintReport& r) {
   std::string out = fmt::format("parity lint {}", r.model);
@@ -67,8 +137,7 @@ std::string lint_text(const lint::LintReport& r) {
     }
   }
   for (const auto& n : r.notes) out += "note: " + n + "\n";
-  out += fmt::format("\nresult: {} error(s), {} warning(s), {} fixed or harmless here\n",
-                     r.count(Severity::error), r.count(Severity::warning), r.count(Severity::info));
+  out += "\nresult: " + result_line(r) + "\n";
   return out;
 }
 

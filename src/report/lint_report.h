@@ -6,10 +6,15 @@
 #include <string>
 
 #include "lint/lint.h"
+#include "report/document.h"
 
 namespace parity::report {
 
 std::string lint_text(const lint::LintReport& r);
+// `--html/--markdown`: each backend's session, the hits coloured by severity (error red, warning
+// amber, info grey), and per hit its why, the backends it affects and on what basis, the fix and
+// the evidence folder.
+Document lint_document(const lint::LintReport& r);
 nlohmann::json lint_to_json(const lint::LintReport& r);
 
 }  // namespace parity::report

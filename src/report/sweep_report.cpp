@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "probe/input_plan.h"
+#include "report/svg_chart.h"
 #include "report/table_text.h"
 #include "sweep/sweep_files.h"
 
@@ -79,7 +81,123 @@ std::string cliff_lines(const sweep::SweepPlan& plan, const sweep::CellResult& r
   return s;
 }
 
+std::string tone_of(probe::BackendStatus s) {
+  switch (s) {
+    case probe::BackendStatus::ok: return "match";
+    case probe::BackendStatus::mismatch: return "mismatch";
+    case probe::BackendStatus::inconclusive: return "inconclusive";
+    default: return "error";
+  }
+}
+
+std::string outcome_colour(sweep::SizeOutcome o) {
+  switch (o) {
+    case sweep::SizeOutcome::correct: return "#009E73";
+    case sweep::SizeOutcome::partly_wrong: return "#E69F00";
+    case sweep::SizeOutcome::wrong: return "#D55E00";
+    case sweep::SizeOutcome::failed: return "#CC79A7";
+  }
+  return "#555555";
+}
+
+double pixels(const sweep::SearchSize& s) { return static_cast<double>(s.height * s.width); }
+
+Section matrix_section(const sweep::SweepPlan& plan, const std::vector<sweep::CellResult>& results) {
+  const std::size_t sizes = std::max<std::size_t>(plan.sizes.size(), 1);
+  Table t{"matrix", {"backend", "opt"}, {}};
+  for (const auto& v : plan.variants)
+    for (std::size_t z = 0; z < sizes; ++z)
+      t.columns.push_back(plan.sizes.empty() ? v.name : v.name + " " + plan.sizes[z].label());
+  for (std::size_t b = 0; b < plan.backends.size(); ++b)
+    for (std::size_t o = 0; o < plan.opt_levels.size(); ++o) {
+      Row row{{{plan.backends[b].label}, {plan.opt_levels[o]}}, {{"backend", plan.backends[b].label}}, true};
+      for (std::size_t v = 0; v < plan.variants.size(); ++v)
+        for (std::size_t z = 0; z < sizes; ++z) {
+          const std::size_t k = sweep::cell_index(plan, b, v, o, z);
+          const auto it =
+              std::find_if(results.begin(), results.end(), [&](const auto& r) { return r.index == k; });
+          if (it == results.end()) {
+            row.cells.push_back(Cell("not run").with_data({{"cell", std::to_string(k)}}));
+            continue;
+          }
+          std::string detail =
+              it->error ? it->error->message.substr(0, 160)
+                        : fmt::format("max_abs {}{}", optional_text(it->max_abs),
+                                      it->cosine ? fmt::format(", cosine {:.6f}", *it->cosine) : "");
+          if (it->cliff && !it->size.empty()) detail += "; largest correct " + it->size;
+          row.cells.push_back(Cell(std::string(probe::to_string(it->status)), tone_of(it->status), detail)
+                                  .with_data({{"cell", std::to_string(k)}}));
+        }
+      t.rows.push_back(std::move(row));
+    }
+  return {
+      "Matrix",
+      {},
+      {Paragraph{
+           "each cell is the backend running the variant at the opt level and size, judged against the fp32 "
+           "model on " +
+               plan.reference.label + " at the same size",
+           "note"},
+       std::move(t)}};
+}
+
+Section cliff_section(const sweep::SweepPlan& plan, const sweep::CellResult& r) {
+  const sweep::CliffResult& c = *r.cliff;
+  const std::string& in = plan.size_search->input;
+  std::vector<XyPoint> points;
+  Table trials{"trials", {"size", "pixels", "outcome", "status", "max_abs", "run", "detail"}, {}};
+  std::vector<sweep::SizeTrial> by_size = c.trials;  // the table reads by size; the search ran out of order
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [](const auto& a, const auto& b) { return pixels(a.size) < pixels(b.size); });
+  for (const auto& t : by_size) {
+    points.push_back({pixels(t.size), t.max_abs.value_or(std::nan("")), outcome_colour(t.outcome),
+                      size_text(in, t.size) + ": " + std::string(sweep::to_string(t.outcome))});
+    const bool good = t.outcome == sweep::SizeOutcome::correct;
+    trials.rows.push_back({{{size_text(in, t.size)},
+                            {fmt::format("{:.0f}", pixels(t.size))},
+                            Cell(std::string(sweep::to_string(t.outcome)),
+                                 good                                            ? "match"
+                                 : t.outcome == sweep::SizeOutcome::partly_wrong ? "inconclusive"
+                                                                                 : "mismatch"),
+                            {t.status},
+                            {optional_text(t.max_abs)},
+                            {ms_text(t.run_ms)},
+                            {t.detail}}});
+  }
+  std::vector<XRange> ranges;
+  if (c.band_low && c.band_high)
+    ranges.push_back({pixels(*c.band_low), pixels(*c.band_high), "partly wrong"});
+  std::vector<XMarker> markers;
+  if (c.budget) markers.push_back({pixels(*c.budget), "budget " + size_text(in, c.budget)});
+  const std::string title =
+      fmt::format("{} {} opt {}: max_abs against pixel count", r.backend, r.variant, r.opt_level);
+  std::string summary = cliff_lines(plan, r);
+  return {"Size cliff: " + r.backend + " " + r.variant + " opt " + r.opt_level,
+          {{"cell", std::to_string(r.index)}},
+          {Paragraph{summary},
+           Chart{svg_log_scatter(points, "pixels (" + in + " H x W)", title, ranges, markers), title},
+           Paragraph{"green correct, amber partly wrong (some regions), red wrong, purple failed to run (not "
+                     "drawn); the dashed line is the suggested budget",
+                     "note"},
+           std::move(trials)}};
+}
+
 }  // namespace
+
+Document sweep_document(const sweep::SweepPlan& plan, const std::vector<sweep::CellResult>& results) {
+  Document doc{"parity sweep " + plan.model.filename().string(),
+               fmt::format("{} of {} cells; reference {}; {} backend(s), {} variant(s), opt levels {}",
+                           results.size(), plan.cell_count(), plan.reference.label, plan.backends.size(),
+                           plan.variants.size(), fmt::join(plan.opt_levels, ", ")),
+               {matrix_section(plan, results)}};
+  if (plan.size_search)
+    for (const auto& r : results)
+      if (r.cliff) doc.sections.push_back(cliff_section(plan, r));
+  BulletList ladder;
+  for (const auto& l : sweep::judge_ladder(plan, results)) ladder.items.push_back(ladder_line(l, results));
+  doc.sections.push_back({"Smallest correct variant per backend", {}, {std::move(ladder)}});
+  return doc;
+}
 
 std::string sweep_cell_list(const sweep::SweepPlan& plan) {
   std::vector<std::vector<std::string>> rows{{"CELL", "BACKEND", "VARIANT", "OPT", "SIZE"}};

@@ -107,7 +107,7 @@ std::optional<Picture> draw_tensor(const Tensor& t, double lo, double hi, int ma
         rgb[(static_cast<std::size_t>(dy) * static_cast<std::size_t>(w) + static_cast<std::size_t>(dx)) * 3 +
             static_cast<std::size_t>(c)] = to_byte((v - lo) / span);
       }
-  return Picture{encode_png(rgb, w, h), w, h};
+  return Picture(encode_png(rgb, w, h), w, h);
 }
 
 std::optional<Picture> draw_difference(const Tensor& a, const Tensor& b, double gain, int max_side) {
@@ -136,7 +136,7 @@ std::optional<Picture> draw_difference(const Tensor& a, const Tensor& b, double 
       px[1] = to_byte(v * 3 - 1);
       px[2] = to_byte(v * 3 - 2);
     }
-  return Picture{encode_png(rgb, w, h), w, h};
+  return Picture(encode_png(rgb, w, h), w, h);
 }
 
 std::vector<double> channel_means(const Tensor& t) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "parity/tensor.h"
+#include "report/document.h"
 
 namespace parity::report {
 
@@ -23,11 +24,6 @@ struct PictureLayout {
 // The layout of an image-like shape, or nullopt: rank 4 [N,C,H,W] or [N,H,W,C] with C in 1..4, rank
 // 3 [C,H,W] or [H,W,C], rank 2 [H,W]; both spatial sides at least 8 (a [1, 3, 1, 1] is a vector).
 std::optional<PictureLayout> picture_layout(const Shape& shape);
-
-struct Picture {
-  std::string png;  // the encoded file
-  int width = 0, height = 0;
-};
 
 // Draws `t` (numeric, image-like) with values mapped linearly from [lo, hi] to 0..255 (clamped),
 // RGB from the first three channels, gray otherwise; at most `max_side` pixels on its longer side

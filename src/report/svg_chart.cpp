@@ -1,11 +1,11 @@
-#include "report/html_page.h"
+#include "report/svg_chart.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "core/text.h"
+#include "report/document.h"
 
 namespace parity::report {
 namespace {
@@ -14,47 +14,7 @@ namespace {
 constexpr const char* kSeriesColours[] = {"#555555", "#E69F00", "#56B4E9", "#009E73",
                                           "#D55E00", "#0072B2", "#CC79A7", "#F0E442"};
 
-constexpr const char* kStyle = R"css(
-body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #1a1a1a; max-width: 1400px; }
-h1 { font-size: 20px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
-.subtitle { color: #555; margin-bottom: 16px; }
-table { border-collapse: collapse; margin: 8px 0; }
-th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-td.verdict-match { background: #dff3e3; } td.verdict-mismatch { background: #f9d6d5; }
-td.verdict-inconclusive { background: #fff1c2; } td.verdict-error { background: #e8d9f4; }
-td.verdict-reference { background: #eeeeee; }
-.rule { font-weight: 600; } .detail { color: #444; font-size: 12px; }
-.pictures { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
-figure { margin: 0; } figcaption { font-size: 12px; color: #444; max-width: 340px; }
-img.picture, img.heatmap { image-rendering: pixelated; border: 1px solid #ccc; }
-.chart { margin: 8px 0; }
-.note { color: #555; font-size: 12px; }
-)css";
-
 }  // namespace
-
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  return out;
-}
-
-std::string html_png(const std::string& png, int width, int height, std::string_view caption,
-                     std::string_view css_class) {
-  return fmt::format(
-      "<figure><img class=\"{}\" width=\"{}\" height=\"{}\" alt=\"{}\" "
-      "src=\"data:image/png;base64,{}\"><figcaption>{}</figcaption></figure>",
-      css_class, width, height, html_escape(caption), base64_encode(png), html_escape(caption));
-}
 
 std::string svg_grouped_bars(const std::vector<std::string>& groups, const std::vector<BarSeries>& series,
                              std::string_view title) {
@@ -174,15 +134,71 @@ std::string svg_log_lines(const std::vector<std::string>& labels, const std::vec
   return svg + "</svg>";
 }
 
-std::string html_document(std::string_view title, std::string_view subtitle,
-                          const std::vector<std::string>& sections) {
-  std::string html = fmt::format(
-      "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-      "<title>{}</title><style>{}</style></head><body>\n<h1>{}</h1><div class=\"subtitle\">{}</div>\n",
-      html_escape(title), kStyle, html_escape(title), html_escape(subtitle));
-  for (const std::string& s : sections) html += s + "\n";
-  return html + "</body></html>\n";
+std::string svg_log_scatter(const std::vector<XyPoint>& points, std::string_view x_title,
+                            std::string_view title, const std::vector<XRange>& ranges,
+                            const std::vector<XMarker>& markers) {
+  constexpr int kPlotW = 720, kPlotH = 220, kTop = 24, kLeft = 64, kBottom = 44;
+  double x_hi = 0, lo = HUGE_VAL, hi = -HUGE_VAL;
+  for (const XyPoint& p : points) {
+    x_hi = std::max(x_hi, p.x);
+    if (std::isfinite(p.y) && p.y > 0) lo = std::min(lo, std::log10(p.y)), hi = std::max(hi, std::log10(p.y));
+  }
+  for (const XRange& r : ranges) x_hi = std::max(x_hi, r.to);
+  for (const XMarker& m : markers) x_hi = std::max(x_hi, m.x);
+  if (!(x_hi > 0)) x_hi = 1;
+  x_hi *= 1.05;
+  if (!(hi >= lo)) lo = -1, hi = 0;
+  lo = std::floor(lo), hi = std::max(std::ceil(hi), lo + 1);
+  auto x_of = [&](double x) { return kLeft + x / x_hi * kPlotW; };
+  auto y_of = [&](double y) { return kTop + (hi - std::log10(y)) / (hi - lo) * kPlotH; };
+  const int width = kLeft + kPlotW + 24, height = kTop + kPlotH + kBottom;
+  std::string svg = fmt::format(
+      "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" role=\"img\"><title>{2}</title>"
+      "<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"600\">{2}</text>",
+      width, height, html_escape(title));
+  for (const XRange& r : ranges)
+    svg += fmt::format(
+        "<rect class=\"range\" x=\"{0:.1f}\" y=\"{1}\" width=\"{2:.1f}\" height=\"{3}\" fill=\"#F0E442\" "
+        "fill-opacity=\"0.35\"><title>{4}</title></rect><text x=\"{0:.1f}\" y=\"{5}\" "
+        "font-size=\"11\">{4}</text>",
+        x_of(r.from), kTop, std::max(2.0, x_of(r.to) - x_of(r.from)), kPlotH, html_escape(r.label),
+        kTop + 12);
+  for (double e = lo; e <= hi; e += 1)
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">1e{:.0f}</text>"
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e3e3e3\"/>",
+        kLeft - 6, y_of(std::pow(10.0, e)) + 4, e, kLeft, kLeft + kPlotW, y_of(std::pow(10.0, e)),
+        y_of(std::pow(10.0, e)));
+  // x ticks at round numbers: 1, 2 or 5 times a power of ten, about five of them.
+  const double raw = x_hi / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double step = raw / mag < 2 ? mag : raw / mag < 5 ? 2 * mag : 5 * mag;
+  for (double x = 0; x <= x_hi; x += step)
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{:.4g}</text>",
+                       x_of(x), kTop + kPlotH + 14, x);
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+                     kLeft + kPlotW / 2, kTop + kPlotH + 32, html_escape(x_title));
+  for (const XMarker& m : markers)
+    svg += fmt::format(
+        "<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#0072B2\" "
+        "stroke-width=\"2\" stroke-dasharray=\"6 3\"/><text x=\"{3:.1f}\" y=\"{4}\" font-size=\"11\" "
+        "fill=\"#0072B2\">{5}</text>",
+        x_of(m.x), kTop, kTop + kPlotH, x_of(m.x) + 4, kTop + kPlotH - 6, html_escape(m.label));
+  std::vector<const XyPoint*> sorted;
+  for (const XyPoint& p : points)
+    if (std::isfinite(p.y) && p.y >= 0) sorted.push_back(&p);
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->x < b->x; });
+  std::string d;
+  for (const XyPoint* p : sorted)
+    d += fmt::format("{}{:.1f},{:.1f} ", d.empty() ? "M" : "L", x_of(p->x),
+                     y_of(p->y > 0 ? p->y : std::pow(10.0, lo)));
+  svg += "<path class=\"line\" d=\"" + d + "\" fill=\"none\" stroke=\"#999\" stroke-width=\"1\"/>";
+  for (const XyPoint* p : sorted)
+    svg += fmt::format(
+        "<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{}</title></circle>",
+        x_of(p->x), y_of(p->y > 0 ? p->y : std::pow(10.0, lo)), p->colour.empty() ? "#555555" : p->colour,
+        html_escape(p->label));
+  return svg + "</svg>";
 }
 
 }  // namespace parity::report

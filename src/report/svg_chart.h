@@ -1,6 +1,5 @@
-// report/html_page.h: the frame of every HTML report: one self-contained file (styles inline,
-// pictures as data: URIs, charts as inline SVG; no script, no network), opened by a person
-// without reading JSON.
+// report/svg_chart.h: the charts of the reports, as inline SVG elements (no script, no external
+// assets), drawn by small tested code rather than a plotting library the registries do not carry.
 #pragma once
 
 #include <optional>
@@ -9,12 +8,6 @@
 #include <vector>
 
 namespace parity::report {
-
-std::string html_escape(std::string_view text);
-
-// <img> of a PNG as a data: URI, with its size, a caption under it and a CSS class.
-std::string html_png(const std::string& png, int width, int height, std::string_view caption,
-                     std::string_view css_class = "picture");
 
 // Grouped vertical bars (one group per label, one bar per series) as inline SVG, with a legend and a
 // zero line; values may be negative. Series colours are fixed by index, so the reference is the
@@ -38,8 +31,24 @@ struct LineSeries {
 std::string svg_log_lines(const std::vector<std::string>& labels, const std::vector<LineSeries>& series,
                           std::string_view title, std::optional<std::size_t> mark = std::nullopt);
 
-// The whole document: <title>, a heading, a subtitle line and the body sections in order.
-std::string html_document(std::string_view title, std::string_view subtitle,
-                          const std::vector<std::string>& sections);
+// Points over a linear x axis on a log10 y axis, one series each, with a point colour per point
+// (what it says: correct, partly wrong, wrong), shaded x ranges and labelled vertical x markers: the
+// size cliff (error vs pixel count, the partly-wrong band and the safe budget).
+struct XyPoint {
+  double x = 0, y = 0;  // y: an exact 0 sits on the axis floor, NaN leaves the point out
+  std::string colour;   // #rrggbb
+  std::string label;    // hover title
+};
+struct XRange {
+  double from = 0, to = 0;
+  std::string label;
+};
+struct XMarker {
+  double x = 0;
+  std::string label;
+};
+std::string svg_log_scatter(const std::vector<XyPoint>& points, std::string_view x_title,
+                            std::string_view title, const std::vector<XRange>& ranges = {},
+                            const std::vector<XMarker>& markers = {});
 
 }  // namespace parity::report
