@@ -18,7 +18,7 @@ th { background: #f3f3f3; }
 .verdict-match { background: #dff3e3; } .verdict-mismatch { background: #f9d6d5; }
 .verdict-inconclusive { background: #fff1c2; } .verdict-error { background: #e8d9f4; }
 .verdict-reference { background: #eeeeee; }
-.rule { font-weight: 600; } .detail { color: #444; font-size: 12px; }
+.rule { font-weight: 600; white-space: nowrap; } .detail { color: #444; font-size: 12px; }
 code, pre { font: 12px/1.4 ui-monospace, monospace; }
 pre { background: #f6f6f6; border: 1px solid #ddd; padding: 8px; overflow-x: auto; }
 .pictures { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }

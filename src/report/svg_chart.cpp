@@ -184,20 +184,23 @@ std::string svg_log_scatter(const std::vector<XyPoint>& points, std::string_view
         "stroke-width=\"2\" stroke-dasharray=\"6 3\"/><text x=\"{3:.1f}\" y=\"{4}\" font-size=\"11\" "
         "fill=\"#0072B2\">{5}</text>",
         x_of(m.x), kTop, kTop + kPlotH, x_of(m.x) + 4, kTop + kPlotH - 6, html_escape(m.label));
+  // An exact 0 sits on the floor (log scale has no 0), +Inf (no value: the size failed to run) at
+  // the ceiling.
+  auto plot_y = [&](double y) {
+    return std::isinf(y) ? static_cast<double>(kTop) : y_of(y > 0 ? y : std::pow(10.0, lo));
+  };
   std::vector<const XyPoint*> sorted;
   for (const XyPoint& p : points)
-    if (std::isfinite(p.y) && p.y >= 0) sorted.push_back(&p);
+    if (!std::isnan(p.y) && p.y >= 0) sorted.push_back(&p);
   std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->x < b->x; });
   std::string d;
   for (const XyPoint* p : sorted)
-    d += fmt::format("{}{:.1f},{:.1f} ", d.empty() ? "M" : "L", x_of(p->x),
-                     y_of(p->y > 0 ? p->y : std::pow(10.0, lo)));
+    d += fmt::format("{}{:.1f},{:.1f} ", d.empty() ? "M" : "L", x_of(p->x), plot_y(p->y));
   svg += "<path class=\"line\" d=\"" + d + "\" fill=\"none\" stroke=\"#999\" stroke-width=\"1\"/>";
   for (const XyPoint* p : sorted)
     svg += fmt::format(
         "<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\"><title>{}</title></circle>",
-        x_of(p->x), y_of(p->y > 0 ? p->y : std::pow(10.0, lo)), p->colour.empty() ? "#555555" : p->colour,
-        html_escape(p->label));
+        x_of(p->x), plot_y(p->y), p->colour.empty() ? "#555555" : p->colour, html_escape(p->label));
   return svg + "</svg>";
 }
 

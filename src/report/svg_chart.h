@@ -35,7 +35,7 @@ std::string svg_log_lines(const std::vector<std::string>& labels, const std::vec
 // (what it says: correct, partly wrong, wrong), shaded x ranges and labelled vertical x markers: the
 // size cliff (error vs pixel count, the partly-wrong band and the safe budget).
 struct XyPoint {
-  double x = 0, y = 0;  // y: an exact 0 sits on the axis floor, NaN leaves the point out
+  double x = 0, y = 0;  // y: 0 sits on the axis floor, +Inf at its ceiling, NaN is left out
   std::string colour;   // #rrggbb
   std::string label;    // hover title
 };

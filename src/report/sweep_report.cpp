@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text.h"
 #include "probe/input_plan.h"
 #include "report/svg_chart.h"
 #include "report/table_text.h"
@@ -150,8 +151,10 @@ Section cliff_section(const sweep::SweepPlan& plan, const sweep::CellResult& r) 
   std::stable_sort(by_size.begin(), by_size.end(),
                    [](const auto& a, const auto& b) { return pixels(a.size) < pixels(b.size); });
   for (const auto& t : by_size) {
-    points.push_back({pixels(t.size), t.max_abs.value_or(std::nan("")), outcome_colour(t.outcome),
-                      size_text(in, t.size) + ": " + std::string(sweep::to_string(t.outcome))});
+    // A size that failed to run has no error to draw: it sits at the top of the chart.
+    points.push_back({pixels(t.size),
+                      t.outcome == sweep::SizeOutcome::failed ? HUGE_VAL : t.max_abs.value_or(std::nan("")),
+                      outcome_colour(t.outcome), size_text(in, t.size) + ": " + t.detail});
     const bool good = t.outcome == sweep::SizeOutcome::correct;
     trials.rows.push_back({{{size_text(in, t.size)},
                             {fmt::format("{:.0f}", pixels(t.size))},
@@ -171,15 +174,19 @@ Section cliff_section(const sweep::SweepPlan& plan, const sweep::CellResult& r) 
   if (c.budget) markers.push_back({pixels(*c.budget), "budget " + size_text(in, c.budget)});
   const std::string title =
       fmt::format("{} {} opt {}: max_abs against pixel count", r.backend, r.variant, r.opt_level);
-  std::string summary = cliff_lines(plan, r);
-  return {"Size cliff: " + r.backend + " " + r.variant + " opt " + r.opt_level,
-          {{"cell", std::to_string(r.index)}},
-          {Paragraph{summary},
-           Chart{svg_log_scatter(points, "pixels (" + in + " H x W)", title, ranges, markers), title},
-           Paragraph{"green correct, amber partly wrong (some regions), red wrong, purple failed to run (not "
-                     "drawn); the dashed line is the suggested budget",
-                     "note"},
-           std::move(trials)}};
+  BulletList summary;  // the terminal's lines, one item each
+  for (const std::string& line : split(cliff_lines(plan, r), '\n'))
+    if (const auto at = line.find_first_not_of(' '); at != std::string::npos)
+      summary.items.push_back(line.substr(at));
+  return {
+      "Size cliff: " + r.backend + " " + r.variant + " opt " + r.opt_level,
+      {{"cell", std::to_string(r.index)}},
+      {std::move(summary),
+       Chart{svg_log_scatter(points, "pixels (" + in + " H x W)", title, ranges, markers), title},
+       Paragraph{"green correct, amber partly wrong (some regions), red wrong, purple failed to run (drawn "
+                 "at the top); the dashed line is the suggested budget",
+                 "note"},
+       std::move(trials)}};
 }
 
 }  // namespace
@@ -194,7 +201,10 @@ Document sweep_document(const sweep::SweepPlan& plan, const std::vector<sweep::C
     for (const auto& r : results)
       if (r.cliff) doc.sections.push_back(cliff_section(plan, r));
   BulletList ladder;
-  for (const auto& l : sweep::judge_ladder(plan, results)) ladder.items.push_back(ladder_line(l, results));
+  for (const auto& l : sweep::judge_ladder(plan, results))
+    for (const std::string& line : split(ladder_line(l, results), '\n'))
+      if (const auto at = line.find_first_not_of(' '); at != std::string::npos)
+        ladder.items.push_back((at > 0 ? "finding: " : "") + line.substr(at));
   doc.sections.push_back({"Smallest correct variant per backend", {}, {std::move(ladder)}});
   return doc;
 }

@@ -63,15 +63,17 @@ TEST(Document, MarkdownKeepsTablesWholeAndAttachesPictures) {
 }
 
 TEST(SvgChart, LogScatterDrawsPointsRangesAndMarkers) {
-  const std::string svg =
-      svg_log_scatter({{100, 1e-5, "#009E73", "a"}, {400, 0.5, "#D55E00", "b"}, {200, std::nan(""), "", "c"}},
-                      "pixels", "cliff", {{250, 400, "partly wrong"}}, {{150, "budget"}});
+  const std::string svg = svg_log_scatter({{100, 1e-5, "#009E73", "a"},
+                                           {400, 0.5, "#D55E00", "b"},
+                                           {200, std::nan(""), "", "c"},
+                                           {500, HUGE_VAL, "#CC79A7", "failed"}},
+                                          "pixels", "cliff", {{250, 400, "partly wrong"}}, {{150, "budget"}});
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   std::size_t points = 0;
   for (std::size_t at = svg.find("class=\"point\""); at != std::string::npos;
        at = svg.find("class=\"point\"", at + 1))
     ++points;
-  EXPECT_EQ(points, 2u) << "a NaN is left out";
+  EXPECT_EQ(points, 3u) << "a NaN is left out, an Inf drawn at the top";
   EXPECT_NE(svg.find("class=\"range\""), std::string::npos);
   EXPECT_NE(svg.find(">budget</text>"), std::string::npos);
   EXPECT_NE(svg.find("fill=\"#D55E00\""), std::string::npos);
