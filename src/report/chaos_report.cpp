@@ -33,6 +33,7 @@ std::string detail_of(const FaultResult& r) {
     case Outcome::crashed: return r.error ? signal_name(r.error->signal) + ": " + r.error->message : "";
     case Outcome::wrong_output: return r.failed_output + ": " + r.failed_rule + ": " + r.detail;
     case Outcome::unaffected:
+      if (r.fault.spec.empty()) return "outputs match the reference";  // the baseline: no fault to fire
       return r.injections.empty() ? "fault never fired (call not reached)"
                                   : "recovered or not on a used path";
   }
@@ -100,6 +101,14 @@ std::string counts_line(const ChaosReport& report) {
   return out;
 }
 
+// Without a fault the backend is already wrong on this model (found on the GPU machine: ORT's WebGPU
+// EP computes Silero VAD's 1-D Conv wrong), so wrong-output rows would blame the faults for it.
+std::string baseline_warning(const ChaosReport& report) {
+  if (!report.baseline || report.baseline->outcome != Outcome::wrong_output) return "";
+  return "the baseline (layer loaded, no fault) is already wrong: the backend miscomputes this model with no "
+         "fault at all, so wrong-output rows say nothing about the faults; probe or bisect it first";
+}
+
 std::vector<std::string> crash_repros(const ChaosReport& report) {
   std::vector<std::string> lines;
   for (const auto& f : report.faults)
@@ -129,6 +138,7 @@ std::string chaos_table(const ChaosReport& report) {
            one_line(detail_of(*r), 110) + "\n";
   }
   out += "\n" + counts_line(report) + "\n";
+  if (const std::string w = baseline_warning(report); !w.empty()) out += "warning: " + w + "\n";
   for (const auto& f : report.faults)
     if (f.outcome == Outcome::crashed || f.outcome == Outcome::hung)
       out += "repro (" + std::string(to_string(f.outcome)) + "): " + f.repro + "\n";
@@ -168,6 +178,8 @@ Document chaos_document(const ChaosReport& report) {
                  "answer without an error; red: the process crashed or hung",
                  "note"},
        std::move(t), Paragraph{counts_line(report)}}};
+  if (const std::string w = baseline_warning(report); !w.empty())
+    results.blocks.push_back(Paragraph{"warning: " + w, "verdict-error"});
   Section repros{"Repro of each crash or hang", {}, {}};
   if (auto lines = crash_repros(report); !lines.empty()) repros.blocks.push_back(Commands{std::move(lines)});
   return {"parity chaos " + report.model.path.filename().string() + " on " + report.backend,

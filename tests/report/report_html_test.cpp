@@ -108,6 +108,37 @@ TEST(ReportHtml, TheProbePageShowsTheVerdictsThePicturesAndTheBlackChannels) {
   EXPECT_EQ(f["images"][2][0], "heatmap");
 }
 
+// A real trained network, PP-OCRv4's text detector, on the native WebGPU EP and on onnxruntime-web's
+// WebGPU in Chromium: the page shows the three probability maps and two difference maps, all at
+// the output's size, and no false alarm (every cell a match). 160x160 keeps it quick on SwiftShader;
+// docs/img/probe-ppocr-det.png is the same page at 640x640.
+TEST(ReportHtml, ThePpOcrDetectorPageShowsEachBackendsProbabilityMap) {
+  PARITY_REQUIRE("ocr-models");
+  PARITY_REQUIRE("webgpu-adapter");
+  PARITY_REQUIRE("chromium");
+  TempDir dir;
+  const auto html = dir.path() / "ppocr.html";
+  const auto r = run_parity({"probe", std::string(PARITY_THIRD_PARTY) + "/models/ch_PP-OCRv4_det_infer.onnx", "-b",
+                             "cpu,webgpu,web-webgpu", "--input",
+                             std::string("x=") + PARITY_SOURCE_DIR + "/examples/receipt.png", "--resize",
+                             "x=160,160", "--html", html.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Rendered page = render(html, R"({
+    cells: [...document.querySelectorAll('table.grid td.verdict')].map(td => td.className),
+    pictures: [...document.querySelectorAll('img.picture')].map(i => [i.naturalWidth, i.naturalHeight]),
+    heatmaps: [...document.querySelectorAll('img.heatmap')].map(i => [i.naturalWidth, i.naturalHeight]),
+  })",
+                               "ppocr.png");
+  EXPECT_TRUE(page.console_errors.empty()) << ::testing::PrintToString(page.console_errors);
+  const json& f = page.facts;
+  ASSERT_TRUE(f.contains("cells")) << f.dump(1);
+  EXPECT_EQ(f["cells"],
+            json({"verdict verdict-reference", "verdict verdict-match", "verdict verdict-match"}))
+      << f.dump(1);
+  EXPECT_EQ(f["pictures"], json({{160, 160}, {160, 160}, {160, 160}})) << f.dump(1);
+  EXPECT_EQ(f["heatmaps"], json({{160, 160}, {160, 160}})) << f.dump(1);
+}
+
 // The real WebGPU miscompute (a blocked 1-D DequantizeLinear) in the middle of a seven-node model.
 TEST(ReportHtml, TheBisectPageChartsTheErrorAndShowsTheCulpritNode) {
   PARITY_REQUIRE("webgpu-adapter");
