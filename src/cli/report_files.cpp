@@ -6,11 +6,13 @@ namespace parity::cli {
 
 void add_report_options(CLI::App& cmd, ReportFiles& files, const std::string& contents) {
   cmd.add_option(
-      "--html", files.html,
-      "write the result as one self-contained HTML page (no network, no external assets): " + contents);
+         "--html", files.html,
+         "write the result as one self-contained HTML page (no network, no external assets): " + contents)
+      ->type_name("FILE");
   cmd.add_option("--markdown", files.markdown,
                  "write the same report as Markdown fit to paste into an upstream issue, its pictures and "
-                 "charts as files beside it (FILE's stem-N.png, -N.svg)");
+                 "charts as files beside it (FILE's stem-N.png, -N.svg)")
+      ->type_name("FILE");
 }
 
 void add_report_documents(VerbOutput& out, const ReportFiles& files, const report::Document& doc) {

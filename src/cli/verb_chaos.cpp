@@ -90,7 +90,7 @@ void declare_chaos(CLI::App& cmd, ChaosArgs& a) {
       "Examples:\n"
       "  parity chaos model.onnx --backend webgpu --dim batch=1\n"
       "  parity chaos model.onnx --fault 'vkCreateComputePipelines:null' --dim batch=1\n"
-      "  parity chaos model.onnx --plan plan.toml --json chaos.json");
+      "  parity chaos model.onnx --plan plan.toml --json chaos.json --html chaos.html");
   cmd.add_option("model", a.model, "the ONNX model")->required();
   cmd.add_option("--backend", a.backend, "backend spec under test")->capture_default_str();
   add_reference_option(cmd, a.reference);

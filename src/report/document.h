@@ -58,8 +58,12 @@ struct Chart {
 };
 
 struct Picture {
-  Picture(std::string png_, int width_, int height_, std::string caption_ = {}, std::string css_class_ = "picture")
-      : png(std::move(png_)), width(width_), height(height_), caption(std::move(caption_)),
+  Picture(std::string png_, int width_, int height_, std::string caption_ = {},
+          std::string css_class_ = "picture")
+      : png(std::move(png_)),
+        width(width_),
+        height(height_),
+        caption(std::move(caption_)),
         css_class(std::move(css_class_)) {}
 
   std::string png;  // the encoded file

@@ -14,6 +14,28 @@ namespace {
 constexpr const char* kSeriesColours[] = {"#555555", "#E69F00", "#56B4E9", "#009E73",
                                           "#D55E00", "#0072B2", "#CC79A7", "#F0E442"};
 
+// The opening of a chart: the <svg> element with its hover title and the title written at its top.
+std::string svg_open(int width, int height, std::string_view title) {
+  return fmt::format(
+      "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0} {1}\" role=\"img\"><title>{2}</title>"
+      "<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"600\">{2}</text>",
+      width, height, html_escape(title));
+}
+
+// Labelled horizontal lines at each power of ten from 10^lo to 10^hi, from x `left` to `right`.
+template <class YOf>
+std::string log_gridlines(double lo, double hi, int left, int right, const YOf& y_of) {
+  std::string svg;
+  for (double e = lo; e <= hi; e += 1)
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">1e{:.0f}</text>"
+        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e3e3e3\"/>",
+        left - 6, y_of(std::pow(10.0, e)) + 4, e, left, right, y_of(std::pow(10.0, e)),
+        y_of(std::pow(10.0, e)));
+  return svg;
+}
+
 }  // namespace
 
 std::string svg_grouped_bars(const std::vector<std::string>& groups, const std::vector<BarSeries>& series,
@@ -29,12 +51,7 @@ std::string svg_grouped_bars(const std::vector<std::string>& groups, const std::
   const int legend_h = kLegend * static_cast<int>(series.size());
   const int height = kTop + kPlotH + 34 + legend_h;
   auto y_of = [&](double v) { return kTop + (hi - v) / (hi - lo) * kPlotH; };
-  std::string svg = fmt::format(
-      "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-      "viewBox=\"0 0 {} {}\" role=\"img\"><title>{}</title>",
-      std::max(width, kMinWidth), height, std::max(width, kMinWidth), height, html_escape(title));
-  svg += fmt::format("<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"600\">{}</text>",
-                     html_escape(title));
+  std::string svg = svg_open(std::max(width, kMinWidth), height, title);
   for (double tick : {lo, (lo + hi) / 2, hi})
     svg += fmt::format(
         "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{:.3g}</text>"
@@ -86,17 +103,8 @@ std::string svg_log_lines(const std::vector<std::string>& labels, const std::vec
   auto y_of = [&](double v) { return kTop + (hi - std::log10(v)) / (hi - lo) * kPlotH; };
   const int width = kLeft + kPlotW + 16,
             height = kTop + kPlotH + 40 + kLegend * static_cast<int>(series.size());
-  std::string svg = fmt::format(
-      "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" role=\"img\"><title>{2}</title>"
-      "<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"600\">{2}</text>",
-      width, height, html_escape(title));
-  for (double e = lo; e <= hi; e += 1)
-    svg += fmt::format(
-        "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">1e{:.0f}</text>"
-        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e3e3e3\"/>",
-        kLeft - 6, y_of(std::pow(10.0, e)) + 4, e, kLeft, kLeft + kPlotW, y_of(std::pow(10.0, e)),
-        y_of(std::pow(10.0, e)));
+  std::string svg = svg_open(width, height, title);
+  svg += log_gridlines(lo, hi, kLeft, kLeft + kPlotW, y_of);
   if (mark && *mark < n)
     svg += fmt::format(
         "<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#D55E00\" "
@@ -152,11 +160,7 @@ std::string svg_log_scatter(const std::vector<XyPoint>& points, std::string_view
   auto x_of = [&](double x) { return kLeft + x / x_hi * kPlotW; };
   auto y_of = [&](double y) { return kTop + (hi - std::log10(y)) / (hi - lo) * kPlotH; };
   const int width = kLeft + kPlotW + 24, height = kTop + kPlotH + kBottom;
-  std::string svg = fmt::format(
-      "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0} {1}\" role=\"img\"><title>{2}</title>"
-      "<text x=\"0\" y=\"14\" font-size=\"13\" font-weight=\"600\">{2}</text>",
-      width, height, html_escape(title));
+  std::string svg = svg_open(width, height, title);
   for (const XRange& r : ranges)
     svg += fmt::format(
         "<rect class=\"range\" x=\"{0:.1f}\" y=\"{1}\" width=\"{2:.1f}\" height=\"{3}\" fill=\"#F0E442\" "
@@ -164,12 +168,7 @@ std::string svg_log_scatter(const std::vector<XyPoint>& points, std::string_view
         "font-size=\"11\">{4}</text>",
         x_of(r.from), kTop, std::max(2.0, x_of(r.to) - x_of(r.from)), kPlotH, html_escape(r.label),
         kTop + 12);
-  for (double e = lo; e <= hi; e += 1)
-    svg += fmt::format(
-        "<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">1e{:.0f}</text>"
-        "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#e3e3e3\"/>",
-        kLeft - 6, y_of(std::pow(10.0, e)) + 4, e, kLeft, kLeft + kPlotW, y_of(std::pow(10.0, e)),
-        y_of(std::pow(10.0, e)));
+  svg += log_gridlines(lo, hi, kLeft, kLeft + kPlotW, y_of);
   // x ticks at round numbers: 1, 2 or 5 times a power of ten, about five of them.
   const double raw = x_hi / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
   const double step = raw / mag < 2 ? mag : raw / mag < 5 ? 2 * mag : 5 * mag;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sweep/ladder.h"
 #include "report/document.h"
+#include "sweep/ladder.h"
 #include "sweep/sweep.h"
 
 namespace parity::report {

@@ -118,8 +118,8 @@ TEST(ReportHtml, ThePpOcrDetectorPageShowsEachBackendsProbabilityMap) {
   PARITY_REQUIRE("chromium");
   TempDir dir;
   const auto html = dir.path() / "ppocr.html";
-  const auto r = run_parity({"probe", std::string(PARITY_THIRD_PARTY) + "/models/ch_PP-OCRv4_det_infer.onnx", "-b",
-                             "cpu,webgpu,web-webgpu", "--input",
+  const auto r = run_parity({"probe", std::string(PARITY_THIRD_PARTY) + "/models/ch_PP-OCRv4_det_infer.onnx",
+                             "-b", "cpu,webgpu,web-webgpu", "--input",
                              std::string("x=") + PARITY_SOURCE_DIR + "/examples/receipt.png", "--resize",
                              "x=160,160", "--html", html.string(), "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -132,8 +132,7 @@ TEST(ReportHtml, ThePpOcrDetectorPageShowsEachBackendsProbabilityMap) {
   EXPECT_TRUE(page.console_errors.empty()) << ::testing::PrintToString(page.console_errors);
   const json& f = page.facts;
   ASSERT_TRUE(f.contains("cells")) << f.dump(1);
-  EXPECT_EQ(f["cells"],
-            json({"verdict verdict-reference", "verdict verdict-match", "verdict verdict-match"}))
+  EXPECT_EQ(f["cells"], json({"verdict verdict-reference", "verdict verdict-match", "verdict verdict-match"}))
       << f.dump(1);
   EXPECT_EQ(f["pictures"], json({{160, 160}, {160, 160}, {160, 160}})) << f.dump(1);
   EXPECT_EQ(f["heatmaps"], json({{160, 160}, {160, 160}})) << f.dump(1);
