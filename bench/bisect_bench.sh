@@ -30,17 +30,18 @@ timed() {
 }
 
 printf '%-44s %-8s %6s %5s %9s %9s %6s\n' model budget nodes runs plain_ms bisect_ms ratio
-row() {
+row() {  # row NAME|PATH BUDGET [input flags]
   local name=$1 budget=$2; shift 2
   local model=$models/$name.onnx
-  local plain; plain=$(timed "$parity" probe "$model" --backends "cpu,$target" -q --no-count-nodes)
+  case $name in */*) model=$name; name=$(basename "$name" .onnx) ;; esac
+  local plain; plain=$(timed "$parity" probe "$model" --backends "cpu,$target" -q --no-count-nodes "$@")
   local bis; bis=$(timed "$parity" bisect "$model" --backend "$target" -q --batch-bytes "$budget" "$@")
   "$parity" bisect "$model" --backend "$target" -q --batch-bytes "$budget" --json "$tmp/b.json" "$@" >/dev/null 2>&1 || true
   local runs nodes
   runs=$(python3 -c "import json;print(json.load(open('$tmp/b.json'))['backend_runs'])")
   nodes=$(python3 -c "import json;j=json.load(open('$tmp/b.json'));print(len({t['node'] for t in j['tensors']}))")
   printf '%-44s %-8s %6s %5s %9s %9s %6.2f\n' "$name" "$budget" "$nodes" "$runs" "$plain" "$bis" \
-    "$(echo "$bis / $plain" | bc -l)"
+    "$(awk -v a="$bis" -v b="$plain" 'BEGIN {print a / b}')"
 }
 
 row webgpu_clean_multilayer 1G
@@ -50,3 +51,7 @@ row bisect_deep_chain 1G
 row bisect_deep_chain 4K
 row bisect_deep_chain 1K
 row bisect_deep_chain 0.3K
+# A real trained network (npm corpus): Silero VAD v5, whose 1-D Conv the WebGPU EP computes wrong.
+vad=$(cd "$(dirname "$0")/.." && pwd)/third_party/models/silero_vad_v5.onnx
+[ -f "$vad" ] && row "$vad" 1G --shape input=1,512 --shape state=2,1,128 --range sr=16000,16001 \
+  --range state=-0.1,0.1

@@ -62,11 +62,16 @@ struct RunRequest {
   // holds the bundle (a re-check must not inherit page state). Native runs are fresh anyway: each
   // isolated run is its own worker process.
   bool fresh = false;
+  // Further input sets run on the same session after `inputs` (probe's --samples N: one session
+  // creation instead of N, as an application runs); their outputs come back in
+  // RunResult::more_outputs, in order.
+  std::vector<std::vector<NamedTensor>> more_inputs = {};
 };
 
 struct RunResult {
   std::vector<NamedTensor> outputs;
-  std::string runtime_version;    // "1.30.0"
+  std::vector<std::vector<NamedTensor>> more_outputs;  // one per RunRequest::more_inputs entry
+  std::string runtime_version;                         // "1.30.0"
   std::string adapter;            // e.g. "SwiftShader Device (Subzero) [vulkan, cpu]"; empty for cpu
   int64_t nodes_on_backend = -1;  // kernels the named EP ran in the profiled run; -1 unknown
   int64_t nodes_on_cpu = -1;      // kernels that fell back to the CPU EP; -1 unknown

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <limits>
 #include <map>
 #include <set>
@@ -60,26 +61,61 @@ class Bisector {
   }
   const model::GraphOutline& graph() const { return surgery_.outline(); }
 
+  // One backend run: prepared (and announced) on this thread, executed anywhere, recorded here.
+  struct PendingRun {
+    const backend::BackendSpec* who;  // options_.reference or options_.target
+    backend::BackendSpec spec;
+    backend::RunRequest request;
+    isolate::WorkerLaunch launch;
+  };
+  PendingRun prepare(const backend::BackendSpec& spec, const fs::path& model,
+                     const std::vector<NamedTensor>& inputs, const std::vector<std::string>& outputs,
+                     const std::optional<backend::TestFault>& fault, const std::string& what) {
+    PendingRun p{&spec, spec, {}, {options_.worker_exe, fault, {}}};
+    p.request.model_path = model.string();
+    p.request.inputs = inputs;
+    p.request.output_names = outputs;
+    p.spec.count_nodes = false;  // profiling every bisect run would double its cost
+    ++report_.backend_runs;
+    say(spec.label + ": " + what + " (run " + std::to_string(report_.backend_runs) + ")");
+    return p;
+  }
+  isolate::IsolatedRun execute(isolate::BackendRunner& runner, const PendingRun& p) const {
+    return runner.run(p.spec, p.request, options_.limits, p.launch);
+  }
+  void record(const PendingRun& p, const isolate::IsolatedRun& r) {
+    if (!r.result.ok()) return;
+    if (report_.ort_version.empty()) report_.ort_version = r.result->runtime_version;
+    if (p.who == &options_.target && !r.result->adapter.empty()) report_.adapter = r.result->adapter;
+    if (p.who == &options_.target && report_.target_properties.empty())
+      report_.target_properties = r.result->properties;
+  }
+  isolate::BackendRunner& runner() { return isolate::runner_or(options_.runner, own_runner_); }
+
   isolate::IsolatedRun run_backend(const backend::BackendSpec& spec, const fs::path& model,
                                    const std::vector<NamedTensor>& inputs,
                                    const std::vector<std::string>& outputs,
                                    const std::optional<backend::TestFault>& fault, const std::string& what) {
-    backend::RunRequest req;
-    req.model_path = model.string();
-    req.inputs = inputs;
-    req.output_names = outputs;
-    backend::BackendSpec s = spec;
-    s.count_nodes = false;  // profiling every bisect run would double its cost
-    isolate::WorkerLaunch launch{options_.worker_exe, fault, {}};
-    ++report_.backend_runs;
-    say(spec.label + ": " + what + " (run " + std::to_string(report_.backend_runs) + ")");
-    auto r = isolate::runner_or(options_.runner, own_runner_).run(s, req, options_.limits, launch);
-    if (r.result.ok() && report_.ort_version.empty()) report_.ort_version = r.result->runtime_version;
-    if (r.result.ok() && &spec == &options_.target && !r.result->adapter.empty())
-      report_.adapter = r.result->adapter;
-    if (r.result.ok() && &spec == &options_.target && report_.target_properties.empty())
-      report_.target_properties = r.result->properties;
+    const PendingRun p = prepare(spec, model, inputs, outputs, fault, what);
+    auto r = execute(runner(), p);
+    record(p, r);
     return r;
+  }
+
+  // The reference and the target on the same model and inputs at once: they are separate workers
+  // (or a browser), usually on separate devices, so a round costs the slower of the two, not both.
+  std::pair<isolate::IsolatedRun, isolate::IsolatedRun> run_both(
+      const fs::path& model, const std::vector<NamedTensor>& inputs, const std::vector<std::string>& outputs,
+      const std::optional<backend::TestFault>& target_fault, const std::string& what) {
+    const PendingRun ref = prepare(options_.reference, model, inputs, outputs, ref_fault_, what);
+    const PendingRun target = prepare(options_.target, model, inputs, outputs, target_fault, what);
+    isolate::BackendRunner& shared = runner();  // made here, before a second thread uses it
+    auto ref_run = std::async(std::launch::async, [&] { return execute(shared, ref); });
+    auto target_result = execute(shared, target);
+    auto ref_result = ref_run.get();
+    record(ref, ref_result);
+    record(target, target_result);
+    return {std::move(ref_result), std::move(target_result)};
   }
 
   uint64_t estimate_bytes(const model::NodeOutput& t) const;
@@ -151,15 +187,14 @@ Status Bisector::expose_round(const std::vector<int>& cps, bool first_round, boo
   const fs::path m = work_ / ("exposed_" + std::to_string(model_counter_++) + ".onnx");
   PARITY_TRY(surgery_.write_exposed(m, names));
   const std::string what = "exposing " + std::to_string(cps.size()) + " tensors";
-  auto ref = run_backend(options_.reference, m, plan_.samples[0], names, ref_fault_, what);
+  auto [ref, target] =
+      run_both(m, plan_.samples[0], names, exposed_fault_ ? exposed_fault_ : target_fault_, what);
   if (!ref.result.ok()) {
     Error e = ref.result.error();
     e.message = "the reference failed with exposed tensors: " + e.message;
     return e;
   }
   for (auto& t : ref.result->outputs) ref_values_[t.name] = std::move(t);
-  auto target = run_backend(options_.target, m, plan_.samples[0], names,
-                            exposed_fault_ ? exposed_fault_ : target_fault_, what);
   if (!target.result.ok()) {
     exposed_failed = true;
     report_.notes.push_back("the target failed when intermediate tensors were exposed (" +
@@ -360,13 +395,12 @@ Status Bisector::try_cut(const std::set<int>& chosen, const std::vector<std::str
       feed.push_back(it->second);
   }
   const std::string what = "isolated " + std::to_string(chosen.size()) + "-node model";
-  auto ref = run_backend(options_.reference, m, feed, outputs, ref_fault_, what);
+  auto [ref, target] = run_both(m, feed, outputs, target_fault_, what);
   done = true;
   if (!ref.result.ok()) {
     iso.note = "the reference could not run the isolated model: " + ref.result.error().describe();
     return ok_status();
   }
-  auto target = run_backend(options_.target, m, feed, outputs, target_fault_, what);
   iso.nodes.clear();
   for (int n : chosen) iso.nodes.push_back(g.nodes[static_cast<std::size_t>(n)].name);
   iso.outputs = outputs;

@@ -42,7 +42,7 @@ void add_common_options(CLI::App& cmd, CommonOptions& o);
 // --NAME / --no-NAME setting `value`; the help states the default (value's current state).
 void add_switch(CLI::App& cmd, const std::string& name, bool& value, const std::string& help);
 
-// Progress lines ("parity: webgpu: sample 1/4 ...") on stderr, none with --quiet.
+// Progress lines ("parity: webgpu: 4 samples on one session ...") on stderr, none with --quiet.
 std::function<void(const std::string&)> progress_for(const CommonOptions& o);
 
 // --reference SPEC, the backend whose values count as right (default cpu).

@@ -91,8 +91,12 @@ void send_request(ChildProcess& child, const backend::BackendSpec& spec, const b
   // A failed write means the worker already died; what it left behind says why, in outcome_of.
   if (write_frame(child.request_fd(), FrameType::request, encode_request(spec, request, launch.test_fault))
           .ok()) {
+    bool written = true;
     for (const auto& input : request.inputs)
-      if (!write_frame(child.request_fd(), FrameType::tensor, encode_tensor(input)).ok()) break;
+      if (written) written = write_frame(child.request_fd(), FrameType::tensor, encode_tensor(input)).ok();
+    for (const auto& set : request.more_inputs)
+      for (const auto& input : set)
+        if (written) written = write_frame(child.request_fd(), FrameType::tensor, encode_tensor(input)).ok();
   }
   child.close_request();
 }
@@ -244,6 +248,15 @@ Result<backend::RunResult> outcome_of(WorkerReply& reply, const std::optional<Ex
     return with_backend(std::move(e), label);
   }
   if (reply.result) {
+    // The tensor frames came set by set: the outputs, then each further input set's.
+    std::size_t more = 0;
+    for (const auto& set : reply.result->more_outputs) more += set.size();
+    if (more > reply.outputs.size())
+      return with_backend(protocol_error("the worker announced more outputs than it sent"), label);
+    auto next = reply.outputs.end() - static_cast<std::ptrdiff_t>(more);
+    for (auto& set : reply.result->more_outputs)
+      for (auto& tensor : set) tensor = std::move(*next++);
+    reply.outputs.resize(reply.outputs.size() - more);
     reply.result->outputs = std::move(reply.outputs);
     return std::move(*reply.result);
   }
@@ -311,7 +324,13 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   watch_worker(child, limits, deadline, spec.label, out, reply);
   const std::optional<ExitStatus> status = reap_worker(child, deadline, reply, out.worker_log);
   out.peak_rss_bytes = std::max(child.peak_resident_bytes(), reply.peak_rss);
-  return finish(outcome_of(reply, status, out, limits, spec.label));
+  auto result = outcome_of(reply, status, out, limits, spec.label);
+  if (result.ok() && result->more_outputs.size() != request.more_inputs.size())
+    return finish(
+        with_backend(protocol_error("the worker ran " + std::to_string(result->more_outputs.size()) +
+                                    " further input sets of " + std::to_string(request.more_inputs.size())),
+                     spec.label));
+  return finish(std::move(result));
 }
 
 }  // namespace parity::isolate

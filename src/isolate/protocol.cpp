@@ -36,12 +36,12 @@ std::string_view fault_action_name(backend::FaultAction a) {
   return "segv";
 }
 
+}  // namespace
+
 Error protocol_error(const std::string& what) {
   return make_error(ErrorKind::internal, Stage::spawn_worker, "worker protocol: " + what,
                     "parent and worker binaries must be the same Parity build");
 }
-
-}  // namespace
 
 std::string test_fault_to_string(const backend::TestFault& f) {
   return std::string(to_string(f.stage)) + ":" + std::string(fault_action_name(f.action)) +
@@ -102,6 +102,11 @@ std::string encode_request(const backend::BackendSpec& spec, const backend::RunR
             {"model_path", run.model_path},    {"output_names", run.output_names},
             {"warmup_runs", run.warmup_runs},  {"fresh", run.fresh},
             {"input_count", run.inputs.size()}};
+  if (!run.more_inputs.empty()) {
+    std::vector<std::size_t> counts;
+    for (const auto& set : run.more_inputs) counts.push_back(set.size());
+    j["more_input_counts"] = counts;  // their tensor frames follow the inputs', set by set
+  }
   if (fault) j["test_fault"] = test_fault_to_string(*fault);
   return j.dump();
 }
@@ -121,6 +126,8 @@ Result<WorkerRequest> decode_request(const std::string& payload) {
     r.run.warmup_runs = j.value("warmup_runs", 0);
     r.run.fresh = j.value("fresh", false);
     r.run.inputs.resize(j.value("input_count", std::size_t{0}));
+    for (std::size_t n : j.value("more_input_counts", std::vector<std::size_t>{}))
+      r.run.more_inputs.emplace_back(n);
   } catch (const json::exception& e) {
     return protocol_error(std::string("bad request: ") + e.what());
   }
@@ -167,7 +174,10 @@ Result<NamedTensor> decode_tensor(const std::string& payload) {
 }
 
 std::string encode_result(const backend::RunResult& r) {
+  std::vector<std::size_t> more_counts;
+  for (const auto& set : r.more_outputs) more_counts.push_back(set.size());
   return json{{"runtime_version", r.runtime_version},
+              {"more_output_counts", more_counts},
               {"adapter", r.adapter},
               {"nodes_on_backend", r.nodes_on_backend},
               {"nodes_on_cpu", r.nodes_on_cpu},
@@ -194,6 +204,9 @@ Result<backend::RunResult> decode_result(const std::string& payload) {
   r.notes = j.value("notes", std::vector<std::string>{});
   r.cpu_nodes = key_values_from_json(j.value("cpu_nodes", json::array()));
   r.properties = key_values_from_json(j.value("properties", json::array()));
+  // Sized here, filled by the reader: their tensor frames came after the outputs', set by set.
+  for (std::size_t n : j.value("more_output_counts", std::vector<std::size_t>{}))
+    r.more_outputs.emplace_back(n);
   return r;
 }
 

@@ -39,6 +39,9 @@ Result<WorkerRequest> decode_request(const std::string& payload);
 std::string encode_tensor(const NamedTensor& t);  // tensor frame payload
 Result<NamedTensor> decode_tensor(const std::string& payload);
 
+// The parent and its worker disagree on the frames (an internal error: they must be one build).
+Error protocol_error(const std::string& what);
+
 std::string encode_result(const backend::RunResult& r);  // result frame payload (no outputs)
 Result<backend::RunResult> decode_result(const std::string& payload);
 

@@ -36,7 +36,11 @@ int serve(int request_fd, int reply_fd, Stage& current) {
     send_error(reply_fd, req.error(), "");
     return 0;
   }
-  for (auto& input : req->run.inputs) {
+  std::vector<NamedTensor*> slots;  // every input of every set, in frame order
+  for (auto& input : req->run.inputs) slots.push_back(&input);
+  for (auto& set : req->run.more_inputs)
+    for (auto& input : set) slots.push_back(&input);
+  for (NamedTensor* input : slots) {
     auto tf = read_frame_blocking(request_fd);
     if (!tf.ok() || tf->type != FrameType::tensor) return 3;
     auto t = decode_tensor(tf->payload);
@@ -44,7 +48,7 @@ int serve(int request_fd, int reply_fd, Stage& current) {
       send_error(reply_fd, t.error(), req->spec.label);
       return 0;
     }
-    input = std::move(t).value();
+    *input = std::move(t).value();
   }
   apply_test_fault(*req);
 
@@ -64,6 +68,9 @@ int serve(int request_fd, int reply_fd, Stage& current) {
   }
   for (const auto& out : result->outputs)
     if (!write_frame(reply_fd, FrameType::tensor, encode_tensor(out)).ok()) return 3;
+  for (const auto& set : result->more_outputs)
+    for (const auto& out : set)
+      if (!write_frame(reply_fd, FrameType::tensor, encode_tensor(out)).ok()) return 3;
   (void)write_frame(reply_fd, FrameType::result, encode_result(*result));
   return 0;
 }

@@ -180,17 +180,15 @@ struct ProbeState {
 };
 
 // What one run (sample `s`) tells about its backend: versions, placement and the slowest times.
-void record_run(const backend::RunResult& result, std::size_t s, BackendReport& br) {
+void record_run(const backend::RunResult& result, BackendReport& br) {
   br.ort_version = result.runtime_version;
   br.adapter = result.adapter;
   br.nodes_on_backend = result.nodes_on_backend;
   br.nodes_on_cpu = result.nodes_on_cpu;
-  br.create_ms = std::max(br.create_ms, result.create_ms);
-  br.run_ms = std::max(br.run_ms, result.run_ms);
-  if (s == 0) {
-    br.notes = result.notes;
-    br.properties = result.properties;
-  }
+  br.create_ms = result.create_ms;
+  br.run_ms = result.run_ms;  // of the first sample (the others ran on the warm session)
+  br.notes = result.notes;
+  br.properties = result.properties;
 }
 
 // --save-io: sample `s`'s outputs under the backend's label; the reference also writes the
@@ -206,9 +204,9 @@ Status save_io(const std::filesystem::path& dir, const BackendReport& br, std::s
 }
 
 // Keeps the reference's outputs of sample `s`; the first sample also gives its report rows.
-void take_reference(const ProbeOptions& options, std::size_t s, backend::RunResult& result, ProbeState& state,
-                    std::vector<OutputReport>& worst) {
-  for (const auto& out : result.outputs) {
+void take_reference(const ProbeOptions& options, std::size_t s, std::vector<NamedTensor> outputs,
+                    ProbeState& state, std::vector<OutputReport>& worst) {
+  for (const auto& out : outputs) {
     OutputReport r;
     r.name = out.name;
     r.dtype = out.tensor.dtype();
@@ -224,7 +222,7 @@ void take_reference(const ProbeOptions& options, std::size_t s, backend::RunResu
       state.uninformative[out.name].clear();
     if (s == 0) worst.push_back(std::move(r));
   }
-  state.reference_outputs.push_back(std::move(result.outputs));
+  state.reference_outputs.push_back(std::move(outputs));
 }
 
 // Judges sample `s` of backend `bi` against the reference's; `worst` keeps the worst sample per
@@ -280,7 +278,7 @@ void finish_backend(const ProbeOptions& options, ProbeState& state, std::vector<
 }
 
 // Runs backend `bi` of the order (0: the reference; 1: the noise backend with --noise-from) on
-// every sample, stopping at its first failed run.
+// every sample, all in one worker on one session; a failed run fails the backend.
 Result<BackendReport> probe_backend(const ProbeOptions& options, const InputPlan& plan,
                                     const backend::BackendSpec& spec, std::size_t bi,
                                     const std::optional<backend::TestFault>& fault,
@@ -295,32 +293,34 @@ Result<BackendReport> probe_backend(const ProbeOptions& options, const InputPlan
                                                        [&](const auto& b) { return b.label == spec.label; });
   if (noise_listed) br.is_noise = false;  // also a backend under test: it gates the exit status
   std::vector<OutputReport> worst;
-  for (std::size_t s = 0; s < plan.samples.size(); ++s) {
-    say(progress, spec.label + ": sample " + std::to_string(s + 1) + "/" +
-                      std::to_string(plan.samples.size()) + " ...");
-    backend::RunRequest req;
-    req.model_path =
-        (br.is_reference && options.reference_model ? *options.reference_model : options.model_path).string();
-    req.inputs = plan.samples[s];
-    isolate::WorkerLaunch launch{options.worker_exe, fault, {}};
-    auto run = runner.run(spec, req, options.limits, launch);
-    br.wall_ms += run.wall_ms;
-    br.peak_rss_bytes = std::max(br.peak_rss_bytes, run.peak_rss_bytes);
-    if (!run.result.ok()) {
-      br.error = run.result.error();
-      br.status = status_from_error(*br.error);
-      br.worker_log = run.worker_log;
-      break;
-    }
+  // Every sample on one session, as an application runs (one worker, one session creation).
+  const std::size_t n = plan.samples.size();
+  say(progress,
+      spec.label + (n == 1 ? ": running ..." : ": " + std::to_string(n) + " samples on one session ..."));
+  backend::RunRequest req;
+  req.model_path =
+      (br.is_reference && options.reference_model ? *options.reference_model : options.model_path).string();
+  req.inputs = plan.samples[0];
+  req.more_inputs.assign(plan.samples.begin() + 1, plan.samples.end());
+  isolate::WorkerLaunch launch{options.worker_exe, fault, {}};
+  auto run = runner.run(spec, req, options.limits, launch);
+  br.wall_ms = run.wall_ms;
+  br.peak_rss_bytes = run.peak_rss_bytes;
+  if (!run.result.ok()) {
+    br.error = run.result.error();
+    br.status = status_from_error(*br.error);
+    br.worker_log = run.worker_log;
+  } else {
     auto& result = run.result.value();
-    record_run(result, s, br);
-    if (options.save_io) PARITY_TRY(save_io(*options.save_io, br, s, plan.samples[s], result.outputs));
-    if (br.is_reference) {
-      take_reference(options, s, result, state, worst);
-      continue;
+    record_run(result, br);
+    for (std::size_t s = 0; s < n; ++s) {
+      auto& outputs = s == 0 ? result.outputs : result.more_outputs[s - 1];
+      if (options.save_io) PARITY_TRY(save_io(*options.save_io, br, s, plan.samples[s], outputs));
+      if (br.is_reference)
+        take_reference(options, s, std::move(outputs), state, worst);
+      else if (!state.reference_error)
+        compare_sample(options, bi, s, outputs, state, worst);
     }
-    if (state.reference_error) continue;
-    compare_sample(options, bi, s, result.outputs, state, worst);
   }
   finish_backend(options, state, std::move(worst), br);
   return br;

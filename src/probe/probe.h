@@ -120,7 +120,7 @@ struct ProbeReport {
   bool all_ok(bool allow_inconclusive = false) const;
 };
 
-// Progress events for long runs ("webgpu: sample 1/4 ...", "webgpu: mismatch in 3.2 s").
+// Progress events for long runs ("webgpu: 4 samples on one session ...", "webgpu: mismatch in 3.2 s").
 using ProgressSink = std::function<void(const std::string& line)>;
 
 // Runs the whole probe. Fails (Result error) only for a bad invocation or an unreadable model:

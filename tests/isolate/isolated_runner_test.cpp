@@ -42,6 +42,33 @@ TEST(IsolatedRunner, CpuRunReturnsOutputsFromTheWorker) {
   EXPECT_EQ(run.last_stage, Stage::read_output);
 }
 
+// probe --samples N: N input sets through one worker and one session, each answered as if run alone.
+TEST(IsolatedRunner, FurtherInputSetsRunOnOneSessionAndMatchSeparateRuns) {
+  std::vector<backend::RunRequest> alone;
+  for (float v : {0.5f, -1.0f, 2.0f}) {
+    backend::RunRequest r = matmul_request();
+    std::vector<float> x(2 * 16);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = v * static_cast<float>(i % 7) - 1.5f;
+    r.inputs = {{"x", Tensor::from_floats({2, 16}, x)}};
+    alone.push_back(r);
+  }
+  backend::RunRequest together = alone[0];
+  together.more_inputs = {alone[1].inputs, alone[2].inputs};
+  const WorkerLaunch launch{PARITY_BIN, std::nullopt, {}};
+  auto run = run_isolated(cpu_spec(), together, {}, launch);
+  ASSERT_TRUE(run.result.ok()) << run.result.error().describe() << "\n" << run.worker_log;
+  ASSERT_EQ(run.result->more_outputs.size(), 2u);
+  for (std::size_t k = 0; k < alone.size(); ++k) {
+    auto separate = run_isolated(cpu_spec(), alone[k], {}, launch);
+    ASSERT_TRUE(separate.result.ok()) << separate.result.error().describe();
+    const auto& got = k == 0 ? run.result->outputs : run.result->more_outputs[k - 1];
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], separate.result->outputs[0]) << "input set " << k;
+  }
+  EXPECT_NE(run.result->outputs[0], run.result->more_outputs[0][0])
+      << "the sets must differ to prove anything";
+}
+
 class StageFault : public ::testing::TestWithParam<Stage> {};
 
 TEST_P(StageFault, SegfaultBecomesCrashedWithSignalAndStage) {

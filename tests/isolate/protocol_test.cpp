@@ -17,6 +17,7 @@ TEST(Protocol, RequestRoundTripsSpecAndFault) {
   backend::RunRequest run;
   run.model_path = "/m.onnx";
   run.inputs.resize(2);
+  run.more_inputs = {std::vector<NamedTensor>(2), std::vector<NamedTensor>(2)};
   auto decoded =
       decode_request(encode_request(spec, run, backend::TestFault{Stage::run, backend::FaultAction::hang}));
   ASSERT_TRUE(decoded.ok()) << decoded.error().describe();
@@ -26,6 +27,8 @@ TEST(Protocol, RequestRoundTripsSpecAndFault) {
   EXPECT_EQ(decoded->spec.provider_options, spec.provider_options);
   EXPECT_EQ(decoded->spec.session_config, spec.session_config);
   EXPECT_EQ(decoded->run.inputs.size(), 2u);
+  ASSERT_EQ(decoded->run.more_inputs.size(), 2u);  // the worker then reads 2 + 2 + 2 tensor frames
+  EXPECT_EQ(decoded->run.more_inputs[1].size(), 2u);
   ASSERT_TRUE(decoded->test_fault.has_value());
   EXPECT_EQ(decoded->test_fault->stage, Stage::run);
   EXPECT_EQ(decoded->test_fault->action, backend::FaultAction::hang);
@@ -52,9 +55,12 @@ TEST(Protocol, BrowserFieldsAndPropertiesRoundTrip) {
 
   backend::RunResult r;
   r.properties = {{"placement", "JsExecutionProvider:3"}, {"adapter.features", "subgroups"}};
+  r.more_outputs = {std::vector<NamedTensor>(1), std::vector<NamedTensor>(1)};
   auto back = decode_result(encode_result(r));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->properties, r.properties);
+  ASSERT_EQ(back->more_outputs.size(), 2u);  // sized: the reader fills them from the tensor frames
+  EXPECT_EQ(back->more_outputs[0].size(), 1u);
 }
 
 TEST(Protocol, RejectsOtherVersionsAndGarbage) {
