@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# bench/probe_overhead_bench.sh: what `parity probe` costs over running the model bare. The bare
+# side is build/bin/bare_ort_run (ONNX Runtime's own C++ API, one session, one run) once per
+# backend, on the same inputs (written by probe --save-io) and the same ORT; the probe side is
+# `parity probe -b cpu,EP` with those inputs: isolated workers, the protocol, the comparison.
+# Goal (issue 19): ratio <= 1.10. Each figure is the median of REPEAT whole-process runs.
+#
+#   bench/probe_overhead_bench.sh [BUILD_DIR] [EP] [REPEAT] [SIZE]   default: build webgpu 3 320
+#
+# Model: PP-OCRv4 det (npm corpus) at SIZExSIZE from examples/receipt.png. Without a GPU the
+# WebGPU EP runs on SwiftShader, as parity's adapter 'auto' picks it.
+set -euo pipefail
+build=${1:-build}
+ep=${2:-webgpu}
+repeat=${3:-3}
+size=${4:-320}
+root=$(cd "$(dirname "$0")/.." && pwd)
+parity=$build/bin/parity
+bare=$build/bin/bare_ort_run
+model=$root/third_party/models/ch_PP-OCRv4_det_infer.onnx
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+icd=/usr/lib/chromium/vk_swiftshader_icd.json
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ] && ! ls /usr/share/vulkan/icd.d/nvidia* >/dev/null 2>&1; then
+  export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
+fi
+
+"$parity" probe "$model" -b cpu --input "x=$root/examples/receipt.png" --resize "x=$size,$size" \
+  --save-io "$tmp/io" -q >/dev/null
+input=$tmp/io/test_data_set_0/input_0.pb
+
+now_ms() { date +%s%3N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+timed() {
+  for _ in $(seq "$repeat"); do
+    local t0; t0=$(now_ms)
+    "$@" >/dev/null 2>&1 || true
+    echo $(( $(now_ms) - t0 ))
+  done | median
+}
+bare_both() { "$bare" "$model" cpu "$input" && "$bare" "$model" "$ep" "$input"; }
+
+t_bare=$(timed bare_both)
+t_probe=$(timed "$parity" probe "$model" -b "cpu,$ep" --input "x=$input" -q)
+t_probe_nocount=$(timed "$parity" probe "$model" -b "cpu,$ep" --input "x=$input" -q --no-count-nodes)
+printf '%-44s %9s %9s %7s\n' "PP-OCRv4 det ${size}x${size}, cpu + $ep" bare_ms probe_ms ratio
+printf '%-44s %9s %9s %7.2f\n' "probe (counts nodes: one profiled run)" "$t_bare" "$t_probe" \
+  "$(awk -v a="$t_probe" -v b="$t_bare" 'BEGIN {print a / b}')"
+printf '%-44s %9s %9s %7.2f\n' "probe --no-count-nodes" "$t_bare" "$t_probe_nocount" \
+  "$(awk -v a="$t_probe_nocount" -v b="$t_bare" 'BEGIN {print a / b}')"
