@@ -1,0 +1,133 @@
+#include "model/op_model.h"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "model/proto_io.h"
+#include "model/tensor_proto.h"
+
+namespace parity::model {
+namespace {
+
+Error invalid(const OpModel& op, const std::string& why) {
+  return make_error(ErrorKind::bad_input, Stage::parse_args, op.op_type + " model: " + why,
+                    "check the op's attributes and input shapes against its ONNX schema");
+}
+
+void set_type(onnx::ValueInfoProto* v, const std::string& name, DType dtype, const Shape& shape) {
+  v->set_name(name);
+  auto* t = v->mutable_type()->mutable_tensor_type();
+  t->set_elem_type(static_cast<int32_t>(dtype));
+  auto* s = t->mutable_shape();
+  for (int64_t d : shape) s->add_dim()->set_dim_value(d);
+}
+
+void set_attribute(onnx::AttributeProto* a, const std::string& name, const Attribute& value) {
+  a->set_name(name);
+  using K = Attribute::Kind;
+  switch (value.kind) {
+    case K::integer:
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(value.i);
+      break;
+    case K::integers:
+      a->set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : value.ints) a->add_ints(v);
+      break;
+    case K::real:
+      a->set_type(onnx::AttributeProto::FLOAT);
+      a->set_f(static_cast<float>(value.f));
+      break;
+    case K::reals:
+      a->set_type(onnx::AttributeProto::FLOATS);
+      for (double v : value.floats) a->add_floats(static_cast<float>(v));
+      break;
+    case K::text:
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(value.s);
+      break;
+    default: break;  // tensors and graphs: not what a one-op search varies
+  }
+}
+
+}  // namespace
+
+Attribute int_attribute(int64_t v) {
+  Attribute a;
+  a.kind = Attribute::Kind::integer;
+  a.i = v;
+  return a;
+}
+Attribute ints_attribute(std::vector<int64_t> v) {
+  Attribute a;
+  a.kind = Attribute::Kind::integers;
+  a.ints = std::move(v);
+  return a;
+}
+Attribute float_attribute(double v) {
+  Attribute a;
+  a.kind = Attribute::Kind::real;
+  a.f = v;
+  return a;
+}
+Attribute text_attribute(std::string v) {
+  Attribute a;
+  a.kind = Attribute::Kind::text;
+  a.s = std::move(v);
+  return a;
+}
+
+Result<std::string> op_model_bytes(const OpModel& op) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.set_producer_name("parity-op-model");
+  auto* opset = m.add_opset_import();
+  opset->set_domain(op.domain);
+  opset->set_version(op.opset);
+  auto* g = m.mutable_graph();
+  g->set_name(op.op_type + "_model");
+  auto* node = g->add_node();
+  node->set_op_type(op.op_type);
+  node->set_domain(op.domain);
+  node->set_name(op.op_type + "_0");
+  for (const OpInput& in : op.inputs) {
+    node->add_input(in.name);
+    if (in.name.empty()) continue;
+    if (!in.value) {
+      set_type(g->add_input(), in.name, in.dtype, in.shape);
+      continue;
+    }
+    if (!g->add_initializer()->ParseFromString(serialize_tensor_proto({in.name, *in.value})))
+      return invalid(op, "initializer " + in.name + " does not serialize");
+  }
+  for (const auto& [name, value] : op.attributes) set_attribute(node->add_attribute(), name, value);
+  for (const std::string& out : op.outputs) node->add_output(out);
+  // The outputs' types and shapes, as ONNX infers them; a description the schema rejects stops here.
+  try {
+    onnx::ModelProto inferred = m;
+    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
+    for (const std::string& out : op.outputs) {
+      const onnx::ValueInfoProto* found = nullptr;
+      for (const auto& v : inferred.graph().value_info())
+        if (v.name() == out) found = &v;
+      if (!found || !found->type().has_tensor_type())
+        return invalid(op, "shape inference gives no type for output " + out);
+      *g->add_output() = *found;
+    }
+    onnx::checker::check_model(m);
+  } catch (const std::exception& e) {
+    return invalid(op, e.what());
+  }
+  return m.SerializeAsString();
+}
+
+Status write_op_model(const OpModel& op, const std::filesystem::path& path) {
+  PARITY_ASSIGN_OR_RETURN(bytes, op_model_bytes(op));
+  onnx::ModelProto m;
+  m.ParseFromString(bytes);
+  return detail::save_model(m, path);
+}
+
+}  // namespace parity::model

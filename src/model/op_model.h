@@ -1,0 +1,48 @@
+// model/op_model.h: a one-node ONNX model built from a description of the op: its inputs (graph
+// inputs of a dtype and shape, or initializers with values), its attributes and its outputs, typed
+// and shaped by ONNX's own shape inference. The unit of a systematic search over an op's shape and
+// attribute space (`parity hunt`, issue 20): each point of the space is one such model, run on the
+// target and the reference like any other.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/graph_facts.h"
+#include "parity/result.h"
+#include "parity/tensor.h"
+
+namespace parity::model {
+
+struct OpInput {
+  std::string name;  // "" leaves an optional input out (its position kept)
+  DType dtype = DType::float32;
+  Shape shape;
+  std::optional<Tensor> value;  // set: an initializer (weights, scales); unset: a graph input
+};
+
+struct OpModel {
+  std::string op_type;  // "Conv"
+  std::string domain;   // "" for ai.onnx
+  // The system's ONNX library (Debian 12: onnx 1.13) checks and infers up to opset 18 with IR 8;
+  // ops whose newer versions matter (blocked DequantizeLinear, opset 21) need a newer one.
+  int opset = 17;
+  std::vector<OpInput> inputs;
+  std::vector<std::pair<std::string, Attribute>> attributes;
+  std::vector<std::string> outputs = {"y"};
+};
+
+Attribute int_attribute(int64_t v);
+Attribute ints_attribute(std::vector<int64_t> v);
+Attribute float_attribute(double v);
+Attribute text_attribute(std::string v);
+
+// The model's serialized bytes. bad_input when ONNX's checker or shape inference rejects the
+// description (an attribute the op lacks, shapes that do not fit), naming the op and the reason.
+Result<std::string> op_model_bytes(const OpModel& op);
+Status write_op_model(const OpModel& op, const std::filesystem::path& path);
+
+}  // namespace parity::model
