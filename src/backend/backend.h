@@ -63,8 +63,8 @@ struct RunRequest {
   // isolated run is its own worker process.
   bool fresh = false;
   // Further input sets run on the same session after `inputs` (probe's --samples N: one session
-  // creation instead of N, as an application runs); their outputs come back in
-  // RunResult::more_outputs, in order.
+  // creation instead of N, as an application runs; browser backends too, on one page session);
+  // their outputs come back in RunResult::more_outputs, in order.
   std::vector<std::vector<NamedTensor>> more_inputs = {};
 };
 
@@ -100,7 +100,8 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual const BackendSpec& spec() const = 0;
-  // Runs the request from scratch (library, env, session, run). Never throws.
+  // Runs the request from scratch (library, env, session, run), then each of request.more_inputs
+  // on the same session. Never throws.
   virtual Result<RunResult> run(const RunRequest& request, const StageObserver& observe) = 0;
 };
 

@@ -31,24 +31,9 @@ IsolatedRun BackendRunner::run(const backend::BackendSpec& spec, const backend::
   if (!made.ok()) {
     out.result = made.error();
   } else {
-    auto observe = [&out](Stage s) { out.last_stage = s; };
-    out.result = (*made)->run(request, observe);
-    out.setup_ms = (*made)->last_setup_ms();
-    // Further input sets: on the same browser and page (a session per run, as for every web run).
-    backend::RunRequest next;
-    next.model_path = request.model_path;
-    next.output_names = request.output_names;
-    for (const auto& inputs : request.more_inputs) {
-      if (!out.result.ok()) break;
-      next.inputs = inputs;
-      auto more = (*made)->run(next, observe);
-      if (!more.ok()) {
-        out.result = more.error();
-        break;
-      }
-      out.result->more_outputs.push_back(std::move(more->outputs));
-    }
+    out.result = (*made)->run(request, [&out](Stage s) { out.last_stage = s; });
     out.worker_log = (*made)->log();
+    out.setup_ms = (*made)->last_setup_ms();
   }
   out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;

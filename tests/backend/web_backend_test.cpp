@@ -160,6 +160,21 @@ TEST_F(WebBackendTest, WarmupAndChosenOutputsAndInt64) {
   expect_close(r->outputs, cpu_outputs(request), 0);
 }
 
+// probe --samples N in the browser: further input sets on the page's one session, each answered as
+// the CPU EP answers it alone.
+TEST_F(WebBackendTest, FurtherInputSetsRunOnTheSameSession) {
+  RunRequest request = image_request(8);
+  RunRequest second = image_request(8);
+  for (auto& v : second.inputs[0].tensor.mutable_view<float>()) v = 1.0f - v;
+  request.more_inputs = {second.inputs};
+  auto r = run_web("web-wasm", request);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  ASSERT_EQ(r->more_outputs.size(), 1u);
+  expect_close(r->outputs, cpu_outputs(image_request(8)), 1e-5);
+  expect_close(r->more_outputs[0], cpu_outputs(second), 1e-5);
+  EXPECT_EQ(pool_.launched(), 1);
+}
+
 TEST_F(WebBackendTest, HangTimesOutAndTheNextRunGetsAFreshBrowser) {
   WebRunControl hang;
   hang.timeout_s = 15;  // launch, page load and session creation fit on a loaded 2-core machine

@@ -368,6 +368,20 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   const std::vector<std::string>& wanted =
       request.output_names.empty() ? created.output_names : request.output_names;
   PARITY_TRY(read_outputs(spec_.label, ran, uploaded, wanted, result));
+
+  // Further input sets (probe --samples N) on the same session, as an application runs them.
+  RunRequest next;
+  next.output_names = request.output_names;
+  for (const auto& inputs : request.more_inputs) {
+    enter(Stage::run);
+    next.inputs = inputs;
+    RunResult more;
+    std::map<int, std::string> more_uploaded;
+    PARITY_ASSIGN_OR_RETURN(more_ran, run_session(host, next, more_uploaded, more));
+    enter(Stage::read_output);
+    PARITY_TRY(read_outputs(spec_.label, more_ran, more_uploaded, wanted, more));
+    result.more_outputs.push_back(std::move(more.outputs));
+  }
   (void)call(host, "release", json::object(), Stage::read_output);
   return std::move(result);
 }
