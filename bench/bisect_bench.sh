@@ -17,17 +17,7 @@ models=$build/test-models
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-now_ms() { date +%s%3N; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-
-# wall ms of one command, median of $repeat
-timed() {
-  for _ in $(seq "$repeat"); do
-    local t0; t0=$(now_ms)
-    "$@" >/dev/null 2>&1 || true
-    echo $(( $(now_ms) - t0 ))
-  done | median
-}
+source "$(dirname "$0")/timing.sh"
 
 printf '%-44s %-8s %6s %5s %9s %9s %6s\n' model budget nodes runs plain_ms bisect_ms ratio
 row() {  # row NAME|PATH BUDGET [input flags]
@@ -41,7 +31,7 @@ row() {  # row NAME|PATH BUDGET [input flags]
   runs=$(python3 -c "import json;print(json.load(open('$tmp/b.json'))['backend_runs'])")
   nodes=$(python3 -c "import json;j=json.load(open('$tmp/b.json'));print(len({t['node'] for t in j['tensors']}))")
   printf '%-44s %-8s %6s %5s %9s %9s %6.2f\n' "$name" "$budget" "$nodes" "$runs" "$plain" "$bis" \
-    "$(awk -v a="$bis" -v b="$plain" 'BEGIN {print a / b}')"
+    "$(ratio "$bis" "$plain")"
 }
 
 row webgpu_clean_multilayer 1G

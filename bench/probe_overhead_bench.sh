@@ -29,15 +29,7 @@ fi
   --save-io "$tmp/io" -q >/dev/null
 input=$tmp/io/test_data_set_0/input_0.pb
 
-now_ms() { date +%s%3N; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-timed() {
-  for _ in $(seq "$repeat"); do
-    local t0; t0=$(now_ms)
-    "$@" >/dev/null 2>&1 || true
-    echo $(( $(now_ms) - t0 ))
-  done | median
-}
+source "$(dirname "$0")/timing.sh"
 bare_both() { "$bare" "$model" cpu "$input" && "$bare" "$model" "$ep" "$input"; }
 
 t_bare=$(timed bare_both)
@@ -45,6 +37,6 @@ t_probe=$(timed "$parity" probe "$model" -b "cpu,$ep" --input "x=$input" -q)
 t_probe_nocount=$(timed "$parity" probe "$model" -b "cpu,$ep" --input "x=$input" -q --no-count-nodes)
 printf '%-44s %9s %9s %7s\n' "PP-OCRv4 det ${size}x${size}, cpu + $ep" bare_ms probe_ms ratio
 printf '%-44s %9s %9s %7.2f\n' "probe (counts nodes: one profiled run)" "$t_bare" "$t_probe" \
-  "$(awk -v a="$t_probe" -v b="$t_bare" 'BEGIN {print a / b}')"
+  "$(ratio "$t_probe" "$t_bare")"
 printf '%-44s %9s %9s %7.2f\n' "probe --no-count-nodes" "$t_bare" "$t_probe_nocount" \
-  "$(awk -v a="$t_probe_nocount" -v b="$t_bare" 'BEGIN {print a / b}')"
+  "$(ratio "$t_probe_nocount" "$t_bare")"

@@ -17,8 +17,7 @@ parity=$build/bin/parity
 model=$root/third_party/models/ch_PP-OCRv4_det_infer.onnx
 input=(--input "x=$root/examples/receipt.png" --resize x=160,160)
 
-now_ms() { date +%s%3N; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+source "$(dirname "$0")/timing.sh"
 
 together() {  # one probe of N samples
   "$parity" probe "$model" -b "$backends" "${input[@]}" --samples "$n" -q >/dev/null 2>&1 || true
@@ -26,16 +25,9 @@ together() {  # one probe of N samples
 apart() {  # N probes of one sample each (different seeds, as --samples draws)
   for s in $(seq "$n"); do "$parity" probe "$model" -b "$backends" "${input[@]}" --seed "$s" -q >/dev/null 2>&1 || true; done
 }
-timed() {
-  for _ in $(seq "$repeat"); do
-    local t0; t0=$(now_ms)
-    "$@"
-    echo $(( $(now_ms) - t0 ))
-  done | median
-}
 
 t_together=$(timed together)
 t_apart=$(timed apart)
 printf '%-40s %10s %10s %8s\n' "probe PP-OCRv4 det 160x160 on $backends" "--samples" "apart" "ratio"
 printf '%-40s %8s ms %7s ms %8.2f\n' "N=$n, median of $repeat" "$t_together" "$t_apart" \
-  "$(awk -v a="$t_together" -v b="$t_apart" 'BEGIN {print a / b}')"
+  "$(ratio "$t_together" "$t_apart")"

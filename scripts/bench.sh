@@ -10,5 +10,9 @@ for b in "$build"/bin/*_bench; do
 done
 echo "== bisect cost (bench/bisect_bench.sh)"
 "$root/bench/bisect_bench.sh" "$build" webgpu 3
+echo "== probe against bare ONNX Runtime (bench/probe_overhead_bench.sh)"
+"$root/bench/probe_overhead_bench.sh" "$build" webgpu 3 320
+echo "== probe --samples on one session (bench/probe_samples_bench.sh)"
+"$root/bench/probe_samples_bench.sh" "$build" cpu,webgpu 4 3
 echo "== web conformance subset (bench/web_subset_bench.sh)"
 "$root/bench/web_subset_bench.sh" "$build" 1 2

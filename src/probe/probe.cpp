@@ -179,7 +179,7 @@ struct ProbeState {
   std::optional<Error> reference_error;
 };
 
-// What one run (sample `s`) tells about its backend: versions, placement and the slowest times.
+// What the backend's run tells about it: versions, placement, and the first sample's times.
 void record_run(const backend::RunResult& result, BackendReport& br) {
   br.ort_version = result.runtime_version;
   br.adapter = result.adapter;

@@ -1,0 +1,14 @@
+# bench/timing.sh: sourced by the bench scripts. Whole-command wall times and their medians.
+# Needs `repeat` set by the caller.
+now_ms() { date +%s%3N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# timed CMD...: wall ms of CMD (its output and status ignored), median of $repeat runs
+timed() {
+  for _ in $(seq "$repeat"); do
+    local t0; t0=$(now_ms)
+    "$@" >/dev/null 2>&1 || true
+    echo $(( $(now_ms) - t0 ))
+  done | median
+}
+# ratio A B: A / B
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {print a / b}'; }
