@@ -20,8 +20,9 @@ layout() {  # layout DIR BINARY
 layout "$work/after" "$carry/parity"
 [ -f "$carry/parity-before" ] && layout "$work/before" "$carry/parity-before"
 mkdir -p "$root/third_party/models" "$root/examples"
-cp -n "$carry"/models/ch_PP-OCRv4_det_infer.onnx "$carry"/models/silero_vad_v5.onnx "$root/third_party/models/"
-cp -n "$carry/receipt.png" "$root/examples/"
+for f in ch_PP-OCRv4_det_infer.onnx silero_vad_v5.onnx; do
+  [ -e "$root/third_party/models/$f" ] || cp "$carry/models/$f" "$root/third_party/models/"
+done
 for which in before after; do
   [ -d "$work/$which" ] || continue
   echo "=== bisect_bench $which"
