@@ -30,7 +30,11 @@ fi
 input=$tmp/io/test_data_set_0/input_0.pb
 
 source "$(dirname "$0")/timing.sh"
-bare_both() { "$bare" "$model" cpu "$input" && "$bare" "$model" "$ep" "$input"; }
+# TMPDIR: ORT's telemetry leaves a mat-debug-PID.log in the temp directory of every process that
+# loads it (parity's own workers get theirs removed with their scratch folder).
+bare_both() {
+  TMPDIR=$tmp "$bare" "$model" cpu "$input" && TMPDIR=$tmp "$bare" "$model" "$ep" "$input"
+}
 
 t_bare=$(timed bare_both)
 t_probe=$(timed "$parity" probe "$model" -b "cpu,$ep" --input "x=$input" -q)
