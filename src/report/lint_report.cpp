@@ -66,7 +66,12 @@ Document lint_document(const lint::LintReport& r) {
   Document doc{"parity lint " + std::filesystem::path(r.model).filename().string(),
                fmt::format("{}; backends {}{}; {}", r.model, fmt::join(r.scope, ", "),
                            r.live ? " (one session each)" : " (from the file; no session)", result_line(r)),
-               {{"Sessions", {}, {std::move(sessions)}}}};
+               {{"Sessions", {}, {}}}};
+  if (sessions.rows.empty())
+    doc.sections[0].blocks.push_back(Paragraph{
+        "no session ran: linted from the file alone (with --backends, one session runs per backend)"});
+  else
+    doc.sections[0].blocks.push_back(std::move(sessions));
   Table hits{"hits", {"severity", "rule", "backends", "nodes", "detail"}, {}};
   for (const auto& h : r.hits)
     hits.rows.push_back({{Cell(std::string(lint::to_string(h.severity)), tone_of(h.severity)),
