@@ -5,4 +5,4 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 exec "$root/build/bin/parity" probe "$root/third_party/models/ch_PP-OCRv4_det_infer.onnx" \
   --backends cpu,webgpu \
   --input "x=$root/examples/receipt.png" --resize x=320,320 \
-  --json "$root/build/demo-probe.json"
+  --json "$root/build/demo-probe.json" --html "$root/build/demo-probe.html"
