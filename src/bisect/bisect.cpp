@@ -132,6 +132,9 @@ class Bisector {
   Status after_failed_exposure();
   Status settle_first_divergent();
   Status explain_culprit();
+  // Waits for the plain target run (once); false, with report_.target_error set, when the target
+  // cannot run the model at all.
+  bool await_plain();
 
   const BisectOptions& options_;
   std::unique_ptr<isolate::BackendRunner> own_runner_;  // when options_.runner is null
@@ -148,7 +151,29 @@ class Bisector {
   // The isolation result, kept for the repro folder.
   fs::path iso_model_;
   std::vector<NamedTensor> iso_inputs_, iso_expected_, iso_observed_;
+  // The plain target run: prepared first, run alongside the first exposed round for a native
+  // target. Declared last, so the future (which waits for its run) goes before what the run uses.
+  std::optional<PendingRun> plain_run_;
+  bool plain_done_ = false;
+  std::future<isolate::IsolatedRun> plain_future_;
 };
+
+bool Bisector::await_plain() {
+  if (plain_done_ || !plain_run_) return !report_.target_error;
+  plain_done_ = true;
+  auto plain = plain_future_.valid() ? plain_future_.get() : execute(runner(), *plain_run_);
+  record(*plain_run_, plain);
+  report_.plain_run_ms = plain.wall_ms;
+  if (!plain.result.ok()) {
+    report_.target_error = plain.result.error();
+  } else {
+    // The target as users run it: its properties (placement) are the plain model's, not the
+    // exposed one's that may have finished first.
+    report_.target_properties = plain.result->properties;
+    plain_target_outputs_ = std::move(plain.result->outputs);
+  }
+  return !report_.target_error;
+}
 
 uint64_t Bisector::estimate_bytes(const model::NodeOutput& t) const {
   uint64_t largest_input = 1;
@@ -189,6 +214,7 @@ Status Bisector::expose_round(const std::vector<int>& cps, bool first_round, boo
   const std::string what = "exposing " + std::to_string(cps.size()) + " tensors";
   auto [ref, target] =
       run_both(m, plan_.samples[0], names, exposed_fault_ ? exposed_fault_ : target_fault_, what);
+  if (first_round && !await_plain()) return ok_status();  // the target cannot run: run() reports it
   if (!ref.result.ok()) {
     Error e = ref.result.error();
     e.message = "the reference failed with exposed tensors: " + e.message;
@@ -494,7 +520,7 @@ Status Bisector::narrow(bool& exposed_failed) {
   for (const auto& t : graph().tensors) bytes.push_back(estimate_bytes(t));
   std::vector<int> span = candidates_;
   bool first_round = true;
-  while (!span.empty() && !exposed_failed) {
+  while (!span.empty() && !exposed_failed && !report_.target_error) {
     const std::vector<int> cps = pick_checkpoints(span, bytes, options_.exposure_budget_bytes);
     PARITY_TRY(expose_round(cps, first_round, exposed_failed));
     first_round = false;
@@ -599,18 +625,21 @@ Result<BisectReport> Bisector::run() {
     return report_;
   };
   start_report();
-  // The plain target run: does the target run at all, and what does it say without exposure?
-  auto plain =
-      run_backend(options_.target, options_.model_path, plan_.samples[0], {}, target_fault_, "plain run");
-  report_.plain_run_ms = plain.wall_ms;
-  if (!plain.result.ok()) {
-    report_.target_error = plain.result.error();
+  // The plain target run: does the target run at all, and what does it say without exposure? A
+  // native target's runs in its own worker alongside the first exposed round (they need nothing
+  // of each other); a browser target's first, so two page loads do not compete for the machine.
+  plain_run_ =
+      prepare(options_.target, options_.model_path, plan_.samples[0], {}, target_fault_, "plain run");
+  if (!backend::is_web_backend(options_.target.ep) && !candidates_.empty()) {
+    isolate::BackendRunner& shared = runner();
+    plain_future_ = std::async(std::launch::async, [this, &shared] { return execute(shared, *plain_run_); });
+  } else if (!await_plain()) {
     return finish();
   }
-  plain_target_outputs_ = std::move(plain.result->outputs);
 
   bool exposed_failed = false;
   PARITY_TRY(narrow(exposed_failed));
+  if (!await_plain()) return finish();
   if (candidates_.empty()) PARITY_TRY(judge_final_outputs());  // nothing exposable: judge the outputs
   if (exposed_failed) PARITY_TRY(after_failed_exposure());
   PARITY_TRY(settle_first_divergent());
