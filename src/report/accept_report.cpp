@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cmath>
-
 #include "core/json_io.h"
+#include "parity/metrics.h"
 #include "report/table_text.h"
 #include "report/tensor_picture.h"
 
@@ -46,10 +44,8 @@ std::string samples_text(const guard::AcceptReport& report) {
 
 // The finite range of a tensor, for drawing every backend's output on one scale.
 std::pair<double, double> value_range(const Tensor& t) {
-  double lo = HUGE_VAL, hi = -HUGE_VAL;
-  for (double v : t.to_doubles())
-    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-  return hi >= lo ? std::pair{lo, hi} : std::pair{0.0, 1.0};
+  const TensorStats s = compute_stats(t);  // NaN min/max when no element is finite
+  return s.max >= s.min ? std::pair{s.min, s.max} : std::pair{0.0, 1.0};
 }
 
 Section pictures_section(const guard::AcceptReport& report) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/text.h"
+#include "report/probe_table.h"
 #include "report/svg_chart.h"
 #include "report/tensor_picture.h"
 
@@ -133,13 +134,9 @@ Section picture_section(const probe::ProbeReport& r, const probe::OutputReport& 
 }  // namespace
 
 Document probe_document(const probe::ProbeReport& r) {
-  std::string inputs;
-  for (const auto& in : r.inputs)
-    inputs += (inputs.empty() ? "" : ", ") +
-              fmt::format("{} {}{}", in.info.name, dtype_name(in.info.dtype), shape_to_string(in.shape));
   Document doc{"parity probe " + r.model.path.filename().string(),
-               fmt::format("inputs {}; reference {}; {} sample{}, seed {}; parity {}", inputs, r.reference,
-                           r.samples, r.samples == 1 ? "" : "s", r.seed, r.parity_version),
+               fmt::format("inputs {}; reference {}; {} sample{}, seed {}; parity {}", probe_inputs_text(r),
+                           r.reference, r.samples, r.samples == 1 ? "" : "s", r.seed, r.parity_version),
                {backends_section(r), verdict_section(r)}};
   for (const auto& b : r.backends)
     if (b.is_reference)

@@ -66,17 +66,21 @@ std::string evidence(const probe::OutputReport& o, const std::string& noise_labe
 
 }  // namespace
 
-namespace {
-
-std::string header(const probe::ProbeReport& r) {
+std::string probe_inputs_text(const probe::ProbeReport& r) {
   std::string inputs;
   for (const auto& in : r.inputs) {
     if (!inputs.empty()) inputs += ", ";
     inputs += fmt::format("{} {}{}", in.info.name, dtype_name(in.info.dtype), shape_to_string(in.shape));
     if (in.source != "random") inputs += " from " + in.source.substr(in.source.find(':') + 1);
   }
+  return inputs;
+}
+
+namespace {
+
+std::string header(const probe::ProbeReport& r) {
   return fmt::format("parity probe {}\n  inputs: {}\n  reference: {}, {} sample{}, seed {}\n\n",
-                     r.model.path.filename().string(), inputs, r.reference, r.samples,
+                     r.model.path.filename().string(), probe_inputs_text(r), r.reference, r.samples,
                      r.samples == 1 ? "" : "s", r.seed);
 }
 

@@ -11,4 +11,8 @@ namespace parity::report {
 
 std::string probe_table(const probe::ProbeReport& report);
 
+// "x float32[1,3,640,640] from receipt.png, ...": the inputs as the table's header and the HTML
+// report's subtitle name them.
+std::string probe_inputs_text(const probe::ProbeReport& report);
+
 }  // namespace parity::report

@@ -98,15 +98,18 @@ std::optional<Picture> draw_tensor(const Tensor& t, double lo, double hi, int ma
   const auto [w, h] = display_size(*l, max_side);
   const double span = hi > lo ? hi - lo : 1.0;
   std::vector<unsigned char> rgb(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 3);
+  const int colours = l->channels >= 3 ? 3 : 1;  // gray: one mean, written to all three
   for (int dy = 0; dy < h; ++dy)
-    for (int dx = 0; dx < w; ++dx)
-      for (int c = 0; c < 3; ++c) {
-        const int64_t channel = l->channels >= 3 ? c : 0;
-        const double v =
-            box_mean(*l, w, h, dx, dy, [&](int64_t y, int64_t x) { return p.at(channel, y, x); });
-        rgb[(static_cast<std::size_t>(dy) * static_cast<std::size_t>(w) + static_cast<std::size_t>(dx)) * 3 +
-            static_cast<std::size_t>(c)] = to_byte((v - lo) / span);
+    for (int dx = 0; dx < w; ++dx) {
+      unsigned char* px =
+          &rgb[(static_cast<std::size_t>(dy) * static_cast<std::size_t>(w) + static_cast<std::size_t>(dx)) *
+               3];
+      for (int c = 0; c < colours; ++c) {
+        const double v = box_mean(*l, w, h, dx, dy, [&](int64_t y, int64_t x) { return p.at(c, y, x); });
+        px[c] = to_byte((v - lo) / span);
       }
+      if (colours == 1) px[1] = px[2] = px[0];
+    }
   return Picture(encode_png(rgb, w, h), w, h);
 }
 
