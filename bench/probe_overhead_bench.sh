@@ -3,7 +3,8 @@
 # side is build/bin/bare_ort_run (ONNX Runtime's own C++ API, one session, one run) once per
 # backend, on the same inputs (written by probe --save-io) and the same ORT; the probe side is
 # `parity probe -b cpu,EP` with those inputs: isolated workers, the protocol, the comparison.
-# Goal (issue 19): ratio <= 1.10. Each figure is the median of REPEAT whole-process runs.
+# Goal (issue 19): ratio <= 1.10. Each figure is the median of REPEAT whole-process runs, the three
+# sides taking turns (bench/timing.sh, alternate) so the machine's drift falls on each alike.
 #
 #   bench/probe_overhead_bench.sh [BUILD_DIR] [EP] [REPEAT] [SIZE]   default: build webgpu 3 320
 #
@@ -36,9 +37,10 @@ bare_both() {
   TMPDIR=$tmp "$bare" "$model" cpu "$input" && TMPDIR=$tmp "$bare" "$model" "$ep" "$input"
 }
 
-t_bare=$(timed bare_both)
-t_probe=$(timed "$parity" probe "$model" -b "cpu,$ep" --input "x=$input" -q)
-t_probe_nocount=$(timed "$parity" probe "$model" -b "cpu,$ep" --input "x=$input" -q --no-count-nodes)
+probe_counting() { "$parity" probe "$model" -b "cpu,$ep" --input "x=$input" -q; }
+probe_nocount() { "$parity" probe "$model" -b "cpu,$ep" --input "x=$input" -q --no-count-nodes; }
+bare_both >/dev/null 2>&1 || true  # warm the page cache and the driver's shader cache for every side
+read -r t_bare t_probe t_probe_nocount < <(alternate bare_both probe_counting probe_nocount)
 printf '%-44s %9s %9s %7s\n' "PP-OCRv4 det ${size}x${size}, cpu + $ep" bare_ms probe_ms ratio
 printf '%-44s %9s %9s %7.2f\n' "probe (counts nodes: one profiled run)" "$t_bare" "$t_probe" \
   "$(ratio "$t_probe" "$t_bare")"

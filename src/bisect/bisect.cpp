@@ -60,6 +60,9 @@ class Bisector {
     if (progress_) progress_(line);
   }
   const model::GraphOutline& graph() const { return surgery_.outline(); }
+  double since_start_ms() const {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
+  }
 
   // One backend run: prepared (and announced) on this thread, executed anywhere, recorded here.
   struct PendingRun {
@@ -67,11 +70,13 @@ class Bisector {
     backend::BackendSpec spec;
     backend::RunRequest request;
     isolate::WorkerLaunch launch;
+    std::string what;
+    double start_ms = 0;
   };
   PendingRun prepare(const backend::BackendSpec& spec, const fs::path& model,
                      const std::vector<NamedTensor>& inputs, const std::vector<std::string>& outputs,
                      const std::optional<backend::TestFault>& fault, const std::string& what) {
-    PendingRun p{&spec, spec, {}, {options_.worker_exe, fault, {}}};
+    PendingRun p{&spec, spec, {}, {options_.worker_exe, fault, {}}, what, since_start_ms()};
     p.request.model_path = model.string();
     p.request.inputs = inputs;
     p.request.output_names = outputs;
@@ -84,6 +89,14 @@ class Bisector {
     return runner.run(p.spec, p.request, options_.limits, p.launch);
   }
   void record(const PendingRun& p, const isolate::IsolatedRun& r) {
+    RunCost cost{p.spec.label, p.what, p.start_ms, r.wall_ms};
+    if (r.result.ok()) {
+      cost.ok = true;
+      cost.create_ms = r.result->create_ms;
+      cost.run_ms = r.result->run_ms;
+      for (const auto& t : r.result->outputs) cost.output_bytes += t.tensor.byte_size();
+    }
+    report_.runs.push_back(std::move(cost));
     if (!r.result.ok()) return;
     if (report_.ort_version.empty()) report_.ort_version = r.result->runtime_version;
     if (p.who == &options_.target && !r.result->adapter.empty()) report_.adapter = r.result->adapter;
@@ -138,6 +151,7 @@ class Bisector {
 
   const BisectOptions& options_;
   std::unique_ptr<isolate::BackendRunner> own_runner_;  // when options_.runner is null
+  Clock::time_point start_ = Clock::now();
   const ProgressSink& progress_;
   model::ModelSurgery surgery_;
   probe::InputPlan plan_;
@@ -619,9 +633,11 @@ Status Bisector::explain_culprit() {
 }
 
 Result<BisectReport> Bisector::run() {
-  const auto start = Clock::now();
+  start_ = Clock::now();
   auto finish = [&]() -> Result<BisectReport> {
-    report_.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    report_.wall_ms = since_start_ms();
+    std::stable_sort(report_.runs.begin(), report_.runs.end(),
+                     [](const RunCost& a, const RunCost& b) { return a.start_ms < b.start_ms; });
     return report_;
   };
   start_report();

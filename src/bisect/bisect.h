@@ -93,6 +93,18 @@ struct Isolation {
   std::string note;
 };
 
+// Where a bisect's time went: one entry per backend run, in the order they were started.
+struct RunCost {
+  std::string backend;   // the BackendSpec's label
+  std::string what;      // "plain run", "exposing 12 tensors", "isolated 1-node model", ...
+  double start_ms = 0;   // since the bisect started
+  double wall_ms = 0;    // the worker's spawn to reap (or the browser round trip)
+  double create_ms = 0;  // of which session creation (0 when the run failed)
+  double run_ms = 0;     // of which the measured inference
+  uint64_t output_bytes = 0;
+  bool ok = false;
+};
+
 struct BisectReport {
   std::string parity_version;
   std::string model;
@@ -114,6 +126,7 @@ struct BisectReport {
   int backend_runs = 0;
   double wall_ms = 0;
   double plain_run_ms = 0;  // wall time of the plain target run, for the cost ratio
+  std::vector<RunCost> runs;
   std::optional<std::filesystem::path> repro_dir;
   std::optional<Error> target_error;  // the target could not be run at all (exit 3)
 };

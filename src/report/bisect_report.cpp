@@ -39,6 +39,20 @@ std::string ms_text(double ms) {
   return ms >= 1000 ? fmt::format("{:.1f} s", ms / 1000) : fmt::format("{:.0f} ms", ms);
 }
 
+json runs_json(const std::vector<bisect::RunCost>& runs) {
+  json a = json::array();
+  for (const auto& c : runs)
+    a.push_back({{"backend", c.backend},
+                 {"what", c.what},
+                 {"ok", c.ok},
+                 {"start_ms", json_number(c.start_ms)},
+                 {"wall_ms", json_number(c.wall_ms)},
+                 {"create_ms", json_number(c.create_ms)},
+                 {"run_ms", json_number(c.run_ms)},
+                 {"output_bytes", c.output_bytes}});
+  return a;
+}
+
 }  // namespace
 
 json bisect_to_json(const bisect::BisectReport& r) {
@@ -56,6 +70,7 @@ json bisect_to_json(const bisect::BisectReport& r) {
          {"backend_runs", r.backend_runs},
          {"wall_ms", json_number(r.wall_ms)},
          {"plain_run_ms", json_number(r.plain_run_ms)},
+         {"runs", runs_json(r.runs)},
          {"notes", r.notes},
          {"skipped_subgraphs", r.skipped_subgraphs},
          {"path", r.path}};

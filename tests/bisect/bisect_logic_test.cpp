@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "bisect/bisect.h"
 
@@ -147,6 +148,26 @@ TEST(RunBisect, CleanModelOnTwoCpuBackendsHasNoDivergence) {
   EXPECT_FALSE(r->final_mismatch);
   EXPECT_EQ(r->backend_runs, 3) << "plain target, exposed reference, exposed target";
   for (const auto& t : r->tensors) EXPECT_TRUE(t.compared) << t.name;
+  // The timeline accounts for every run, in start order, each inside the bisect's wall time.
+  ASSERT_EQ(r->runs.size(), 3u);
+  EXPECT_EQ(r->runs[0].what, "plain run");
+  EXPECT_EQ(r->runs[0].backend, "noopt");
+  std::set<std::string> exposed_by;
+  for (std::size_t i = 0; i < r->runs.size(); ++i) {
+    const auto& c = r->runs[i];
+    EXPECT_TRUE(c.ok) << c.what;
+    EXPECT_GT(c.run_ms, 0) << c.what;
+    EXPECT_GE(c.wall_ms, c.create_ms + c.run_ms) << c.what;
+    EXPECT_LE(c.start_ms + c.wall_ms, r->wall_ms) << c.what;
+    EXPECT_GT(c.output_bytes, 0u) << c.what;
+    if (i > 0) {
+      EXPECT_GE(c.start_ms, r->runs[i - 1].start_ms);
+      EXPECT_NE(c.what.find("exposing"), std::string::npos) << c.what;
+      exposed_by.insert(c.backend);
+    }
+  }
+  EXPECT_EQ(exposed_by, (std::set<std::string>{"cpu", "noopt"}));
+  EXPECT_DOUBLE_EQ(r->plain_run_ms, r->runs[0].wall_ms);
 }
 
 TEST(RunBisect, SameLabelTwiceIsABadInvocation) {
