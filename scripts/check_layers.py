@@ -20,6 +20,7 @@ LAYERS = [
     ["probe"],
     ["bisect", "chaos", "conformance", "sweep", "guard"],
     ["lint"],  # reruns findings through bisect's verify
+    ["hunt"],  # writes finding folders that lint reads
     ["report"],
     ["cli"],
 ]

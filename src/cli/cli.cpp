@@ -24,6 +24,7 @@ std::vector<Verb> verb_table() {
   verbs.push_back(findings_verb());
   verbs.push_back(conformance_verb());
   verbs.push_back(chaos_verb());
+  verbs.push_back(hunt_verb());
   verbs.push_back(backends_verb());
   verbs.push_back(worker_verb());
   return verbs;

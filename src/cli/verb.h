@@ -98,6 +98,7 @@ Verb findings_verb();
 Verb worker_verb();
 Verb backends_verb();
 Verb conformance_verb();
+Verb hunt_verb();
 Verb chaos_verb();  // src/chaos/verb_chaos.cpp (needs the CLI's shared options)
 
 }  // namespace parity::cli

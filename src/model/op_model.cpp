@@ -80,7 +80,8 @@ Attribute text_attribute(std::string v) {
 
 Result<std::string> op_model_bytes(const OpModel& op) {
   onnx::ModelProto m;
-  m.set_ir_version(8);
+  // The IR version each opset came with: ONNX Runtime refuses an opset newer than its IR.
+  m.set_ir_version(op.opset >= 21 ? 10 : op.opset >= 19 ? 9 : 8);
   m.set_producer_name("parity-op-model");
   auto* opset = m.add_opset_import();
   opset->set_domain(op.domain);
@@ -103,6 +104,14 @@ Result<std::string> op_model_bytes(const OpModel& op) {
   }
   for (const auto& [name, value] : op.attributes) set_attribute(node->add_attribute(), name, value);
   for (const std::string& out : op.outputs) node->add_output(out);
+  if (op.opset > kMaxCheckedOpset) {
+    if (op.output_types.size() != op.outputs.size())
+      return invalid(op, "opset " + std::to_string(op.opset) + " is newer than this ONNX library checks (" +
+                             std::to_string(kMaxCheckedOpset) + "): give every output's type");
+    for (std::size_t i = 0; i < op.outputs.size(); ++i)
+      set_type(g->add_output(), op.outputs[i], op.output_types[i].dtype, op.output_types[i].shape);
+    return m.SerializeAsString();
+  }
   // The outputs' types and shapes, as ONNX infers them; a description the schema rejects stops here.
   try {
     onnx::ModelProto inferred = m;

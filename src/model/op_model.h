@@ -24,6 +24,15 @@ struct OpInput {
   std::optional<Tensor> value;  // set: an initializer (weights, scales); unset: a graph input
 };
 
+// An output's type given by hand, for ops newer than the system's ONNX library can infer.
+struct OpOutputType {
+  DType dtype = DType::float32;
+  Shape shape;
+};
+
+// The newest opset the system's ONNX library (Debian 12: onnx 1.13) checks and infers.
+inline constexpr int kMaxCheckedOpset = 18;
+
 struct OpModel {
   std::string op_type;  // "Conv"
   std::string domain;   // "" for ai.onnx
@@ -33,6 +42,9 @@ struct OpModel {
   std::vector<OpInput> inputs;
   std::vector<std::pair<std::string, Attribute>> attributes;
   std::vector<std::string> outputs = {"y"};
+  // Required past kMaxCheckedOpset (one per output): the model is then written as described,
+  // unchecked, and ONNX Runtime's loader is its checker. Ignored at or below it.
+  std::vector<OpOutputType> output_types;
 };
 
 Attribute int_attribute(int64_t v);

@@ -1,0 +1,54 @@
+// hunt/op_space.h: the spaces `parity hunt` searches. An op space is one ONNX op with named integer
+// parameters (sizes, channel counts, attribute values, mode switches) and a builder that turns a
+// point of the space into a one-node model (model/op_model.h), or says the point is not a valid
+// model. Sampling is boundary-heavy: most draws come from each parameter's list of values where
+// kernels change code path (around powers of two, vector widths, workgroup sizes, 0, -1).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/op_model.h"
+#include "parity/result.h"
+
+namespace parity::hunt {
+
+// A point of a space: parameter name -> value. Ordered, so its text and hash are stable.
+using Point = std::map<std::string, int64_t>;
+
+struct Param {
+  std::string name;               // "C"
+  std::string meaning;            // "input channels": for boundary descriptions
+  std::vector<int64_t> boundary;  // drawn most of the time
+  int64_t lo = 0, hi = 0;         // otherwise uniform in [lo, hi]
+};
+
+struct OpSpace {
+  std::string name;     // "Conv1D": what --ops names
+  std::string op_type;  // "Conv"
+  std::string summary;  // one line for --list
+  std::vector<Param> params;
+  // The model at `p`, its weights drawn from `weight_seed`; bad_input when `p` breaks a
+  // constraint of the op (the caller draws again).
+  std::function<Result<model::OpModel>(const Point& p, uint64_t weight_seed)> build;
+};
+
+// Every space, in a stable order (the order cases are drawn from).
+const std::vector<OpSpace>& op_spaces();
+const OpSpace* find_space(const std::string& name);
+
+// One draw: each parameter from its boundary list with probability 0.8, else uniform.
+Point sample_point(const OpSpace& space, std::mt19937_64& rng);
+
+// "C=129 K=3 L=3 M=128 pad=1"
+std::string point_text(const Point& p);
+
+// The values to try around `p[name]` when asking which neighbours still fail: v-1 and v+1 within
+// the parameter's range, and for sizes the next boundary values on each side.
+std::vector<int64_t> neighbour_values(const Param& param, int64_t value);
+
+}  // namespace parity::hunt
