@@ -314,7 +314,7 @@ OpSpace reduce() {
   OpSpace s;
   s.name = "Reduce";
   s.op_type = "Reduce*";
-  s.summary = "ReduceSum/Mean/Max/Min/L2/Prod (opset 18): rank, axes subset, keepdims, reduced lengths";
+  s.summary = "ReduceSum/Mean/Max/Min/L2/Prod (opset 13): rank, axes subset, keepdims, reduced lengths";
   s.params = {{"op", "which reduction (0 Sum, 1 Mean, 2 Max, 3 Min, 4 L2, 5 Prod)", {0, 1, 2, 3, 4, 5}, 0, 5},
               {"R", "rank", {1, 2, 3, 4}, 1, 4},
               {"D", "length of the reduced axes", kSizes, 1, 129},
@@ -334,10 +334,11 @@ OpSpace reduce() {
       }
     OpModel op;
     op.op_type = kOps[opi];
-    op.opset = 18;
+    op.opset = 13;  // ReduceSum takes its axes as an input there, the others as an attribute
     op.inputs.push_back(data("x", x));
-    if (mask != 0) op.inputs.push_back(int64s("axes", axes));
-    op.attributes = {{"keepdims", model::int_attribute(at(p, "keep"))}};
+    if (mask != 0 && opi == 0) op.inputs.push_back(int64s("axes", axes));
+    if (mask != 0 && opi != 0) op.attributes.push_back({"axes", model::ints_attribute(axes)});
+    op.attributes.push_back({"keepdims", model::int_attribute(at(p, "keep"))});
     return op;
   };
   return s;
@@ -348,7 +349,7 @@ OpSpace pad() {
   OpSpace s;
   s.name = "Pad";
   s.op_type = "Pad";
-  s.summary = "Pad (opset 18): constant/reflect/edge, pads on the last two axes, negative pads (crops)";
+  s.summary = "Pad (opset 13): constant/reflect/edge, pads on the last two axes, negative pads (crops)";
   s.params = {{"mode", "mode (0 constant, 1 reflect, 2 edge)", {0, 1, 2}, 0, 2},
               {"R", "rank", {2, 3, 4}, 2, 4},
               {"H", "length of the second-last axis", kSmall, 1, 17},
@@ -374,7 +375,7 @@ OpSpace pad() {
     }
     OpModel op;
     op.op_type = "Pad";
-    op.opset = 18;
+    op.opset = 13;
     op.inputs = {data("x", x), int64s("pads", pads)};
     op.attributes = {{"mode", model::text_attribute(kModes[mode])}};
     return op;
@@ -427,7 +428,7 @@ OpSpace resize() {
   OpSpace s;
   s.name = "Resize";
   s.op_type = "Resize";
-  s.summary = "Resize 2-D (opset 18): nearest/linear/cubic, coordinate modes, rounding, up- and downscaling";
+  s.summary = "Resize 2-D (opset 13): nearest/linear/cubic, coordinate modes, rounding, up- and downscaling";
   s.params = {{"mode", "mode (0 nearest, 1 linear, 2 cubic)", {0, 1, 2}, 0, 2},
               {"coord", "coordinate transformation (0 half_pixel, 1 asymmetric, 2 align_corners, 3 pytorch_half_pixel)",
                {0, 1, 2, 3}, 0, 3},
@@ -435,21 +436,18 @@ OpSpace resize() {
               {"H", "input height", {1, 2, 3, 4, 5, 7, 8, 16}, 1, 17},
               {"W", "input width", {1, 2, 3, 4, 5, 7, 8, 16, 17, 33}, 1, 40},
               {"OH", "output height", {1, 2, 3, 4, 6, 8, 9, 16, 32}, 1, 40},
-              {"OW", "output width", {1, 2, 3, 4, 6, 8, 9, 16, 32, 33, 64, 65}, 1, 70},
-              {"aa", "antialias", kSwitch, 0, 1}};
+              {"OW", "output width", {1, 2, 3, 4, 6, 8, 9, 16, 32, 33, 64, 65}, 1, 70}};
   s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
     const int64_t mode = at(p, "mode");
     if (mode != 0 && at(p, "round") != 0) return bad_point("nearest rounding on a non-nearest mode");
-    if (mode == 0 && at(p, "aa")) return bad_point("antialias on nearest");
     OpModel op;
     op.op_type = "Resize";
-    op.opset = 18;
+    op.opset = 13;
     op.inputs = {data("x", {1, 2, at(p, "H"), at(p, "W")}), {"", DType::float32, {}, std::nullopt},
                  {"", DType::float32, {}, std::nullopt}, int64s("sizes", {1, 2, at(p, "OH"), at(p, "OW")})};
     op.attributes = {{"mode", model::text_attribute(kModes[mode])},
                      {"coordinate_transformation_mode", model::text_attribute(kCoords[at(p, "coord")])},
-                     {"nearest_mode", model::text_attribute(kNearest[at(p, "round")])},
-                     {"antialias", model::int_attribute(at(p, "aa"))}};
+                     {"nearest_mode", model::text_attribute(kNearest[at(p, "round")])}};
     return op;
   };
   return s;

@@ -30,14 +30,15 @@ struct OpOutputType {
   Shape shape;
 };
 
-// The newest opset the system's ONNX library (Debian 12: onnx 1.13) checks and infers.
-inline constexpr int kMaxCheckedOpset = 18;
+// The newest opset the system's ONNX library (Debian 12: onnx 1.13) checks and infers in full
+// (its opset-18 schemas lack Reduce*'s axes input and Resize's antialias).
+inline constexpr int kMaxCheckedOpset = 17;
 
 struct OpModel {
   std::string op_type;  // "Conv"
   std::string domain;   // "" for ai.onnx
-  // The system's ONNX library (Debian 12: onnx 1.13) checks and infers up to opset 18 with IR 8;
-  // ops whose newer versions matter (blocked DequantizeLinear, opset 21) need a newer one.
+  // Up to kMaxCheckedOpset ONNX's checker and shape inference type the outputs; past it (blocked
+  // DequantizeLinear is opset 21) output_types must.
   int opset = 17;
   std::vector<OpInput> inputs;
   std::vector<std::pair<std::string, Attribute>> attributes;
