@@ -20,6 +20,7 @@ struct HuntArgs {
   std::string backends = "webgpu";
   std::string reference = "cpu";
   std::vector<std::string> ops;
+  std::vector<std::string> points;
   uint64_t seed = 0;
   int cases = 100;
   int first_case = 0;
@@ -63,6 +64,14 @@ Result<hunt::HuntOptions> build_options(const HuntArgs& a) {
   o.seed = a.seed;
   o.cases = a.cell ? 1 : a.cases;
   o.first_case = a.cell ? *a.cell : a.first_case;
+  for (const auto& text : a.points) {
+    PARITY_ASSIGN_OR_RETURN(point, hunt::parse_point(text));
+    o.points.push_back(std::move(point));
+  }
+  if (!o.points.empty() && !a.cell) {
+    o.first_case = 0;
+    o.cases = static_cast<int>(o.points.size());
+  }
   o.budget_s = a.time_budget_s;
   o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.reduce = a.reduce;
@@ -101,10 +110,14 @@ void declare_hunt(CLI::App& cmd, HuntArgs& a) {
       "  parity hunt --list\n"
       "  parity hunt --backends webgpu --ops Conv1D,Slice --cases 200 --seed 1 --out findings/\n"
       "  parity hunt --backends webgpu,web-webgpu --time-budget 600 --journal hunt.jsonl --json hunt.json\n"
-      "  parity hunt --backends webgpu --seed 1 --cell 17 --no-reduce");
+      "  parity hunt --backends webgpu --seed 1 --cell 17 --no-reduce\n"
+      "  parity hunt --backends webgpu --point Conv1D:N=1,C=131,M=128,L=3,K=3,pad=1,stride=1,dil=1,G=1,bias=0");
   cmd.add_option("--backends,-b", a.backends, "backends to search (comma-separated specs)")->capture_default_str();
   add_reference_option(cmd, a.reference);
   cmd.add_option("--ops", a.ops, "op spaces to draw from, comma-separated (default: all; see --list)");
+  cmd.add_option("--point", a.points,
+                 "run this point instead of drawn ones, SPACE:NAME=V,... with every parameter "
+                 "(repeatable; 'max' for the int64 maximum): is C=131 wrong too?");
   cmd.add_option("--seed", a.seed, "the hunt's seed: same seed, same cases")->capture_default_str();
   cmd.add_option("--cases", a.cases, "cases to draw")->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd.add_option("--first-case", a.first_case, "number of the first case (split a hunt: 0, 100, 200 ...)")
@@ -124,6 +137,7 @@ void declare_hunt(CLI::App& cmd, HuntArgs& a) {
   cmd.parse_complete_callback([&a] {
     a.argv = {"parity", "hunt", "--backends", a.backends, "--seed", std::to_string(a.seed)};
     for (const auto& o : a.ops) a.argv.insert(a.argv.end(), {"--ops", o});
+    for (const auto& p : a.points) a.argv.insert(a.argv.end(), {"--point", p});
     a.argv.insert(a.argv.end(), {"--first-case", std::to_string(a.cell.value_or(a.first_case)), "--cases",
                                  std::to_string(a.cell ? 1 : a.cases)});
   });

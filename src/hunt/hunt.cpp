@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <limits>
+#include <stdexcept>
 #include <map>
 #include <mutex>
 #include <set>
@@ -113,6 +115,10 @@ class Hunter {
                  CaseState state);
   void merge_findings(std::vector<Finding>& findings, std::vector<PointRun>& lasts);
   void note_target(std::size_t t, const PointRun& r);
+  Result<HuntCase> given_case(int index) const {
+    const auto& [space, point] = o_.points[static_cast<std::size_t>(index)];
+    return HuntCase{index, space, point, mix(o_.seed ^ 0x5eed, static_cast<uint64_t>(index)), "", {}};
+  }
 
   const HuntOptions& o_;
   probe::ProgressSink progress_;
@@ -231,7 +237,7 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
       }
       const std::size_t k = next++;
       if (k >= todo.size()) return;
-      auto planned = plan_case(o_.spaces, o_.seed, todo[k]);
+      auto planned = o_.points.empty() ? plan_case(o_.spaces, o_.seed, todo[k]) : given_case(todo[k]);
       if (!planned.ok()) {
         std::lock_guard lock(report_mu_);
         plan_error = planned.error();
@@ -642,6 +648,11 @@ Result<HuntReport> run_hunt(const HuntOptions& options, const probe::ProgressSin
     if (!labels.insert(t.label).second)
       return bad_invocation("two backends are labelled '" + t.label + "'", "give one its own label: LABEL=EP");
   if (options.cases < 0 || options.first_case < 0) return bad_invocation("case numbers are never negative");
+  if (!options.points.empty()) {
+    if (options.journal) return bad_invocation("--point runs the given points: it keeps no journal");
+    if (options.first_case + options.cases > static_cast<int>(options.points.size()))
+      return bad_invocation("cases past the given points");
+  }
   PARITY_ASSIGN_OR_RETURN(spaces, resolve_spaces(options.spaces));
   PARITY_ASSIGN_OR_RETURN(work, ScratchDir::create("parity-hunt", Stage::prepare_inputs));
   if (options.out_dir) {
@@ -653,6 +664,45 @@ Result<HuntReport> run_hunt(const HuntOptions& options, const probe::ProgressSin
   }
   Hunter hunter(options, progress, std::move(spaces), std::move(work));
   return hunter.run();
+}
+
+Result<std::pair<std::string, Point>> parse_point(const std::string& text) {
+  const auto colon = text.find(':');
+  const std::string name = text.substr(0, colon);
+  const OpSpace* space = find_space(name);
+  if (!space) {
+    PARITY_TRY(resolve_spaces({name}));  // the error that lists the spaces
+  }
+  std::string params;
+  for (const auto& p : space->params) params += (params.empty() ? "" : ",") + p.name + "=V";
+  const std::string hint = "give every parameter: " + name + ":" + params + " (parity hunt --list)";
+  Point point;
+  std::string rest = colon == std::string::npos ? "" : text.substr(colon + 1);
+  std::size_t at = 0;
+  while (at < rest.size()) {
+    const std::size_t comma = std::min(rest.find(',', at), rest.size());
+    const std::string item = rest.substr(at, comma - at);
+    at = comma + 1;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) return bad_invocation("--point " + text + ": '" + item + "' is not NAME=VALUE", hint);
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (std::none_of(space->params.begin(), space->params.end(), [&](const Param& p) { return p.name == key; }))
+      return bad_invocation("--point " + text + ": " + name + " has no parameter " + key, hint);
+    try {
+      std::size_t used = 0;
+      point[key] = value == "max" ? std::numeric_limits<int64_t>::max()
+                   : value == "-max" ? -std::numeric_limits<int64_t>::max()
+                                     : std::stoll(value, &used);
+      if (value != "max" && value != "-max" && used != value.size()) throw std::invalid_argument(value);
+    } catch (const std::exception&) {
+      return bad_invocation("--point " + text + ": " + key + "=" + value + " is not an integer", hint);
+    }
+  }
+  for (const auto& p : space->params)
+    if (!point.count(p.name)) return bad_invocation("--point " + text + ": no value for " + p.name, hint);
+  if (auto built = space->build(point, 0); !built.ok())
+    return bad_invocation("--point " + text + ": " + built.error().message, hint);
+  return std::pair{name, point};
 }
 
 std::string case_to_json_line(const HuntCase& c) {

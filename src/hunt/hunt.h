@@ -36,6 +36,9 @@ struct HuntOptions {
   uint64_t seed = 0;
   int first_case = 0;     // cases first_case .. first_case + cases - 1
   int cases = 100;        // how many to draw
+  // Given points instead of drawn ones (--point): case K is points[K], its weights and inputs
+  // from (seed, K) as a drawn case's. Excludes `journal`.
+  std::vector<std::pair<std::string, Point>> points;
   double budget_s = 0;    // no new case starts after this many seconds (0: no limit)
   int jobs = 1;           // cases running at once
   bool reduce = true;     // reduce and cluster failures into findings
@@ -119,6 +122,10 @@ Result<HuntCase> plan_case(const std::vector<std::string>& spaces, uint64_t seed
 // Fails only for a bad invocation (unknown space, no target, duplicate labels, an unreadable
 // journal); every backend problem is a case's state.
 Result<HuntReport> run_hunt(const HuntOptions& options, const probe::ProgressSink& progress = {});
+
+// "Conv1D:C=129,M=128,K=3" -> the space and the point; every parameter of the space must be
+// given (the error lists them), none it lacks, and the values within their ranges.
+Result<std::pair<std::string, Point>> parse_point(const std::string& text);
 
 // A case as one JSON line of the journal, and back.
 std::string case_to_json_line(const HuntCase& c);
