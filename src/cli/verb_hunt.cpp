@@ -5,6 +5,7 @@
 
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
+#include "cli/report_files.h"
 #include "cli/verb.h"
 #include "core/shell_words.h"
 #include "core/text.h"
@@ -31,6 +32,7 @@ struct HuntArgs {
   int max_reduce_runs = 48;
   std::string out_dir, journal;
   bool list = false;
+  ReportFiles report_files;
   std::vector<std::string> argv;  // for the finding folders' "found with"
 };
 
@@ -90,7 +92,9 @@ Result<VerbOutput> run(const HuntArgs& a) {
   if (!options.reduce)
     for (const auto& c : report.cases)
       for (const auto& r : c.runs) failing |= r.state == hunt::CaseState::mismatch || r.state == hunt::CaseState::error;
-  return VerbOutput{report::hunt_text(report), report::hunt_to_json(report), 2, failing ? kExitFinding : kExitOk};
+  VerbOutput out{report::hunt_text(report), report::hunt_to_json(report), 2, failing ? kExitFinding : kExitOk};
+  if (a.report_files.wanted()) add_report_documents(out, a.report_files, report::hunt_document(report));
+  return out;
 }
 
 void declare_hunt(CLI::App& cmd, HuntArgs& a) {
@@ -133,6 +137,8 @@ void declare_hunt(CLI::App& cmd, HuntArgs& a) {
   cmd.add_option("--out", a.out_dir, "write a finding folder per finding under DIR");
   cmd.add_option("--journal", a.journal, "JSON lines of finished cases: resumed from, appended to");
   cmd.add_flag("--list", a.list, "print the op spaces and their parameters, and exit");
+  add_report_options(cmd, a.report_files,
+                     "cases by space, and per finding its boundary table, pattern and verify command");
   add_common_options(cmd, a.common);
   cmd.parse_complete_callback([&a] {
     a.argv = {"parity", "hunt", "--backends", a.backends, "--seed", std::to_string(a.seed)};

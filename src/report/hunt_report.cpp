@@ -1,6 +1,7 @@
 #include "report/hunt_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 
@@ -11,14 +12,19 @@ namespace parity::report {
 
 using nlohmann::json;
 
-std::string hunt_text(const hunt::HuntReport& r) {
-  struct Counts {
-    int cases = 0, match = 0, mismatch = 0, error = 0, invalid = 0;
-  };
-  std::map<std::string, Counts> by_space;
-  for (const auto& s : r.spaces) by_space[s];
+namespace {
+
+struct SpaceCounts {
+  std::string space;
+  int cases = 0, match = 0, mismatch = 0, error = 0, invalid = 0;
+};
+
+// Per space (and a last "total" row): cases, matching, wrong, failed, not runnable.
+std::vector<SpaceCounts> space_counts(const hunt::HuntReport& r) {
+  std::map<std::string, SpaceCounts> by_space;
   for (const auto& c : r.cases) {
-    Counts& n = by_space[c.space];
+    SpaceCounts& n = by_space[c.space];
+    n.space = c.space;
     ++n.cases;
     if (!c.invalid.empty()) {
       ++n.invalid;
@@ -33,23 +39,40 @@ std::string hunt_text(const hunt::HuntReport& r) {
     if (error) ++n.error;
     if (!mismatch && !error) ++n.match;
   }
-  std::vector<std::vector<std::string>> rows{{"SPACE", "CASES", "MATCH", "WRONG", "FAILED", "NOT RUNNABLE"}};
-  Counts total;
+  std::vector<SpaceCounts> rows;
+  SpaceCounts total{"total"};
   for (const auto& [space, n] : by_space) {
-    if (n.cases == 0) continue;
-    rows.push_back({space, std::to_string(n.cases), std::to_string(n.match), std::to_string(n.mismatch),
-                    std::to_string(n.error), std::to_string(n.invalid)});
+    rows.push_back(n);
     total.cases += n.cases, total.match += n.match, total.mismatch += n.mismatch, total.error += n.error,
         total.invalid += n.invalid;
   }
-  rows.push_back({"total", std::to_string(total.cases), std::to_string(total.match), std::to_string(total.mismatch),
-                  std::to_string(total.error), std::to_string(total.invalid)});
+  rows.push_back(total);
+  return rows;
+}
+
+std::string targets_text(const hunt::HuntReport& r) {
   std::string targets;
   for (const auto& t : r.targets)
     targets += fmt::format("{}{} (ORT {}{}{})", targets.empty() ? "" : ", ", t.label,
                            t.runtime_version.empty() ? "?" : t.runtime_version, t.adapter.empty() ? "" : ", ", t.adapter);
+  return targets;
+}
+
+std::string values_list(const std::vector<int64_t>& v) {
+  std::string s;
+  for (int64_t x : v) s += (s.empty() ? "" : ", ") + hunt::point_text({{"", x}}).substr(1);
+  return s.empty() ? "-" : s;
+}
+
+}  // namespace
+
+std::string hunt_text(const hunt::HuntReport& r) {
+  std::vector<std::vector<std::string>> rows{{"SPACE", "CASES", "MATCH", "WRONG", "FAILED", "NOT RUNNABLE"}};
+  for (const auto& n : space_counts(r))
+    rows.push_back({n.space, std::to_string(n.cases), std::to_string(n.match), std::to_string(n.mismatch),
+                    std::to_string(n.error), std::to_string(n.invalid)});
   std::string s = fmt::format("hunt: seed {}, cases {}..{}, against {}, on {}\n\n", r.seed, r.first_case,
-                              r.first_case + r.cases_planned - 1, r.reference, targets);
+                              r.first_case + r.cases_planned - 1, r.reference, targets_text(r));
   s += aligned(rows) + "\n";
   if (r.resumed) s += fmt::format("{} cases read back from the journal\n", r.resumed);
   if (r.budget_spent)
@@ -63,6 +86,50 @@ std::string hunt_text(const hunt::HuntReport& r) {
   }
   s += fmt::format("wall {}\n", ms_text(r.wall_s * 1000));
   return s;
+}
+
+Document hunt_document(const hunt::HuntReport& r) {
+  Document doc;
+  doc.title = "parity hunt";
+  doc.subtitle = fmt::format("seed {}, cases {}..{}, against {}, on {}; {} finding{}, wall {}", r.seed, r.first_case,
+                             r.first_case + r.cases_planned - 1, r.reference, targets_text(r), r.findings.size(),
+                             r.findings.size() == 1 ? "" : "s", ms_text(r.wall_s * 1000));
+  Table spaces{"spaces", {"space", "cases", "match", "wrong", "failed", "not runnable"}, {}};
+  for (const auto& n : space_counts(r))
+    spaces.rows.push_back(Row{{Cell{n.space}, Cell{std::to_string(n.cases)},
+                               Cell{std::to_string(n.match), n.match ? "match" : ""},
+                               Cell{std::to_string(n.mismatch), n.mismatch ? "mismatch" : ""},
+                               Cell{std::to_string(n.error), n.error ? "error" : ""}, Cell{std::to_string(n.invalid)}},
+                              {{"space", n.space}},
+                              true});
+  Section summary{"Cases by space", {}, {spaces}};
+  if (r.budget_spent)
+    summary.blocks.push_back(Paragraph{fmt::format("time budget spent: {} of {} cases ran", r.cases.size(), r.cases_planned),
+                                       "note"});
+  doc.sections.push_back(std::move(summary));
+  if (r.findings.empty()) doc.sections.push_back(Section{"Findings", {}, {Paragraph{"no finding: every runnable case matched"}}});
+  for (const auto& f : r.findings) {
+    Section s{f.id, {{"finding", f.id}, {"state", hunt::state_name(f.state)}}, {}};
+    s.blocks.push_back(Paragraph{f.description});
+    s.blocks.push_back(Table{"facts",
+                             {},
+                             {Row{{Cell{"op"}, Cell{f.op_type + " (space " + f.space + ")"}}, {}, true},
+                              Row{{Cell{"backend"}, Cell{f.target}}, {}, true},
+                              Row{{Cell{"outcome"}, Cell{hunt::state_name(f.state), f.state == hunt::CaseState::error ? "error" : "mismatch", f.measured}}, {}, true},
+                              Row{{Cell{"reduced point"}, Cell{hunt::point_text(f.point)}}, {}, true},
+                              Row{{Cell{"cases explained"}, Cell{fmt::format("{}", fmt::join(f.cases, ", "))}}, {}, true},
+                              Row{{Cell{"runs to reduce"}, Cell{std::to_string(f.reduce_runs)}}, {}, true}}});
+    Table bounds{"boundary", {"parameter", "meaning", "value", "neighbours failing too", "neighbours passing"}, {}};
+    for (const auto& b : f.boundaries)
+      bounds.rows.push_back(Row{{Cell{b.param}, Cell{b.meaning}, Cell{hunt::point_text({{"", b.value}}).substr(1), "mismatch"},
+                                 Cell{values_list(b.failing)}, Cell{values_list(b.passing), b.passing.empty() ? "" : "match"}},
+                                {{"param", b.param}, {"essential", b.passing.empty() ? "no" : "yes"}}});
+    s.blocks.push_back(std::move(bounds));
+    if (!f.patterns.empty()) s.blocks.push_back(BulletList{f.patterns});
+    if (f.folder) s.blocks.push_back(Commands{{"parity verify " + f.folder->string()}});
+    doc.sections.push_back(std::move(s));
+  }
+  return doc;
 }
 
 json hunt_to_json(const hunt::HuntReport& r) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "hunt/hunt.h"
+#include "report/document.h"
 
 namespace parity::report {
 
@@ -14,5 +15,9 @@ namespace parity::report {
 std::string hunt_text(const hunt::HuntReport& report);
 
 nlohmann::json hunt_to_json(const hunt::HuntReport& report);
+
+// `--html/--markdown`: cases by space with outcome colours, then per finding its description,
+// facts, boundary table (essential parameters marked), pattern lines and the verify command.
+Document hunt_document(const hunt::HuntReport& report);
 
 }  // namespace parity::report

@@ -321,6 +321,34 @@ TEST(ReportHtml, TheLintPageColoursTheHitAndNamesItsEvidence) {
   expect_markdown_with_attachments(dir / "lint.md", 0, {"| error | dq-blocked-1d |"});
 }
 
+// A small seeded hunt on WebGPU: the blocked 1-D DequantizeLinear it finds is one finding section
+// whose boundary table marks the rank as essential (rank 1 fails, 2 passes).
+TEST(ReportHtml, TheHuntPageShowsTheSpacesAndEachFindingsBoundary) {
+  PARITY_REQUIRE("webgpu-adapter");
+  PARITY_REQUIRE("chromium");
+  TempDir dir;
+  const auto r = run_parity({"hunt", "--backends", "webgpu", "--ops", "DequantizeLinear", "--cases", "12", "--seed",
+                             "1", "-j", "2", "--out", (dir / "findings").string(), "--html",
+                             (dir / "hunt.html").string(), "--markdown", (dir / "hunt.md").string(), "-q"});
+  ASSERT_EQ(r.exit_code, 1) << r.output;
+  const Rendered page = render(dir / "hunt.html", R"({
+    spaces: [...document.querySelectorAll('table.spaces tr[data-space]')].map(tr => tr.dataset.space),
+    findings: [...document.querySelectorAll('section[data-finding]')].map(s => s.dataset.finding),
+    essential: [...document.querySelectorAll('table.boundary tr[data-essential="yes"]')].map(tr => tr.dataset.param),
+    verify: [...document.querySelectorAll('pre, code')].map(c => c.textContent).join(' '),
+  })",
+                               "hunt.png");
+  EXPECT_TRUE(page.console_errors.empty()) << ::testing::PrintToString(page.console_errors);
+  const json& f = page.facts;
+  ASSERT_TRUE(f.contains("spaces")) << f.dump(1);
+  EXPECT_EQ(f["spaces"], json::array({"DequantizeLinear", "total"})) << f.dump(1);
+  ASSERT_EQ(f["findings"].size(), 1u) << f.dump(1);
+  EXPECT_NE(f["findings"][0].get<std::string>().find("dequantizelinear"), std::string::npos) << f.dump(1);
+  EXPECT_NE(std::find(f["essential"].begin(), f["essential"].end(), "R"), f["essential"].end()) << f.dump(1);
+  EXPECT_NE(f["verify"].get<std::string>().find("parity verify"), std::string::npos) << f.dump(1);
+  expect_markdown_with_attachments(dir / "hunt.md", 0, {"| **DequantizeLinear** | 12 |"});
+}
+
 // The release gate on the toy upscaler: both declared backends pass, and the page shows what each
 // returned, decoded at the output's size.
 TEST(ReportHtml, TheAcceptPageShowsEachBackendsChecksAndOutput) {
