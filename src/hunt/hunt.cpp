@@ -273,8 +273,12 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
       std::lock_guard lock(report_mu_);
       if (journal.is_open()) journal << case_to_json_line(c) << "\n" << std::flush;
       report.cases.push_back(std::move(c));
-      if (n % 25 == 0 || n == static_cast<int>(todo.size()))
-        say(fmt::format("[{}/{}] cases run, {} failing", n, todo.size(), failing.load()));
+      if (n % 25 == 0 || n == static_cast<int>(todo.size())) {
+        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        const double eta = elapsed / n * (static_cast<double>(todo.size()) - n);
+        say(fmt::format("[{}/{}] cases run, {} failing{}", n, todo.size(), failing.load(),
+                        n == static_cast<int>(todo.size()) ? "" : fmt::format(", about {:.0f} s left", eta)));
+      }
     }
   };
   std::vector<std::thread> threads;
