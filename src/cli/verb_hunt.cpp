@@ -56,7 +56,9 @@ Result<hunt::HuntOptions> build_options(const HuntArgs& a) {
   o.targets = std::move(targets);
   PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
   o.reference = std::move(reference);
-  for (auto& t : o.targets) t.count_nodes = false;  // one profiled run per case would double the cost
+  // The targets' placement tells a case whose node fell back to the CPU EP (nothing of the target's
+  // judged) from one its own kernel ran: one profiled run per case, cheap on one node.
+  for (auto& t : o.targets) t.count_nodes = true;
   o.reference.count_nodes = false;
   PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
   o.limits = limits;

@@ -129,6 +129,8 @@ class Hunter {
   std::atomic<int> model_counter_{0};
   std::vector<TargetInfo> targets_;
   std::optional<Error> unavailable_;  // set once a target turns out not to run here
+  std::vector<bool> ran_;              // per target: some case ran on it
+  std::vector<int> unavailable_runs_;  // per target: cases it could not run for a missing feature
 };
 
 std::vector<PointRun> Hunter::run_point(const OpSpace& space, const Point& point, uint64_t seed,
@@ -148,7 +150,8 @@ std::vector<PointRun> Hunter::run_point(const OpSpace& space, const Point& point
   std::vector<NamedTensor> inputs;
   for (const auto& in : op->inputs) {
     if (in.name.empty() || in.value) continue;
-    auto t = probe::random_tensor(in.dtype, in.shape, input_range(in.dtype), probe::derive_seed(seed, in.name, 1));
+    const probe::ValueRange range = in.range ? probe::ValueRange{in.range->first, in.range->second} : input_range(in.dtype);
+    auto t = probe::random_tensor(in.dtype, in.shape, range, probe::derive_seed(seed, in.name, 1));
     if (!t.ok()) return invalid(t.error().message);
     inputs.push_back({in.name, std::move(*t)});
   }
@@ -182,6 +185,11 @@ std::vector<PointRun> Hunter::run_point(const OpSpace& space, const Point& point
     r.runtime_version = got.result->runtime_version;
     r.adapter = got.result->adapter;
     r.observed = got.result->outputs;
+    if (got.result->nodes_on_backend == 0 && got.result->nodes_on_cpu > 0) {
+      r.state = CaseState::fallback;
+      r.measured = "the node ran on the CPU fallback";
+      continue;
+    }
     for (const auto& e : r.expected) {
       const auto t = bisect::compare_one(bisect::find_named(r.observed, e.name), e, std::nullopt);
       if (!r.metrics) r.metrics = t.metrics;
@@ -255,9 +263,20 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
           break;
         }
         if (r.unavailable) {
+          // A target that has never run a case is not there (no adapter, no EP): stop the hunt. One
+          // that lacks what this case needs (shader-f16 for a float16 cast) just cannot judge it.
           std::lock_guard lock(report_mu_);
-          unavailable_ = *r.unavailable;
-          return;
+          if (!ran_[t] && ++unavailable_runs_[t] >= 3) {
+            unavailable_ = *r.unavailable;
+            return;
+          }
+          c.runs.push_back({o_.targets[t].label, CaseState::invalid,
+                            "the target lacks what this case needs: " + first_line(r.unavailable->message), {}});
+          continue;
+        }
+        if (r.state != CaseState::invalid) {
+          std::lock_guard lock(report_mu_);
+          ran_[t] = true;
         }
         note_target(t, r);
         c.runs.push_back({o_.targets[t].label, r.state, r.state == CaseState::invalid ? r.invalid : r.measured,
@@ -268,6 +287,9 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
                           o_.targets[t].label, state_name(r.state), r.measured));
         }
       }
+      if (c.invalid.empty() && !c.runs.empty() &&
+          std::all_of(c.runs.begin(), c.runs.end(), [](const CaseRun& r) { return r.state == CaseState::invalid; }))
+        c.invalid = c.runs.front().measured;
       const int n = ++finished;
       if (bad) ++failing;
       std::lock_guard lock(report_mu_);
@@ -365,7 +387,8 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
   auto fails = [&](const Point& q) -> std::optional<bool> {
     ++f.reduce_runs;
     auto r = run_point(space, q, c.seed, {t});
-    if (r[0].state == CaseState::invalid || r[0].unavailable) return std::nullopt;
+    // A point the target does not judge (CPU fallback, a missing feature) is no evidence either way.
+    if (r[0].state == CaseState::invalid || r[0].state == CaseState::fallback || r[0].unavailable) return std::nullopt;
     const bool same = r[0].state == f.state;
     if (same) last = std::move(r[0]);
     return same;
@@ -432,7 +455,7 @@ bool Hunter::transfers(Finding& f, const std::string& space_name, const Point& p
     q[b.param] = it->second + step;
     ++f.reduce_runs;
     const auto r = run_point(space, q, seed, {t});
-    if (r[0].state == CaseState::invalid || r[0].unavailable) continue;
+    if (r[0].state == CaseState::invalid || r[0].state == CaseState::fallback || r[0].unavailable) continue;
     ++tested;
     if (r[0].state != f.state) flips.emplace_back(b.param, it->second, it->second + step);
   }
@@ -580,6 +603,8 @@ Result<HuntReport> Hunter::run() {
   report.first_case = o_.first_case;
   report.cases_planned = o_.cases;
   for (const auto& t : o_.targets) targets_.push_back({t.label, t.ep, "", ""});
+  ran_.assign(o_.targets.size(), false);
+  unavailable_runs_.assign(o_.targets.size(), 0);
   std::set<int> done;
   if (o_.journal && fs::exists(*o_.journal)) {
     std::ifstream in(*o_.journal);
@@ -625,6 +650,7 @@ const char* state_name(CaseState s) {
     case CaseState::mismatch: return "mismatch";
     case CaseState::error: return "error";
     case CaseState::invalid: return "invalid";
+    case CaseState::fallback: return "fallback";
   }
   return "?";
 }
@@ -741,6 +767,7 @@ Result<HuntCase> case_from_json_line(const std::string& line) {
       run.state = s == "mismatch"  ? CaseState::mismatch
                   : s == "error"   ? CaseState::error
                   : s == "invalid" ? CaseState::invalid
+                  : s == "fallback" ? CaseState::fallback
                                    : CaseState::match;
       run.measured = r.value("measured", "");
       c.runs.push_back(std::move(run));

@@ -52,7 +52,10 @@ struct HuntOptions {
   std::string command;  // the invocation, for the folders' "found with"
 };
 
-enum class CaseState { match, mismatch, error, invalid };
+// invalid: the case proves nothing (the reference failed, the outputs are empty, the target lacks a
+// feature it needs); fallback: the target placed the node on its CPU fallback, so none of its own
+// kernels ran.
+enum class CaseState { match, mismatch, error, invalid, fallback };
 const char* state_name(CaseState s);
 
 // One case on one target.

@@ -34,15 +34,17 @@ int64_t at(const Point& p, const std::string& name) {
   return it == p.end() ? 0 : it->second;
 }
 
-OpInput data(const std::string& name, Shape shape, DType dtype = DType::float32) {
-  return {name, dtype, std::move(shape), std::nullopt};
+// A graph input, its values drawn from the dtype's default interval or from [lo, hi].
+OpInput data(const std::string& name, Shape shape, DType dtype = DType::float32,
+             std::optional<std::pair<double, double>> range = std::nullopt) {
+  return {name, dtype, std::move(shape), std::nullopt, range};
 }
 
 // An initializer of random values in [lo, hi] (weights, scales, biases).
 Result<OpInput> weight(const std::string& name, Shape shape, uint64_t seed, double lo = -1, double hi = 1,
                        DType dtype = DType::float32) {
   PARITY_ASSIGN_OR_RETURN(t, probe::random_tensor(dtype, shape, {lo, hi}, probe::derive_seed(seed, name, 0)));
-  return OpInput{name, dtype, std::move(shape), std::move(t)};
+  return OpInput{name, dtype, std::move(shape), std::move(t), std::nullopt};
 }
 
 // An int64 initializer (axes, pads, indices); 1-D unless `shape` says otherwise.
@@ -51,7 +53,7 @@ OpInput int64s(const std::string& name, const std::vector<int64_t>& values, std:
   std::memcpy(bytes.data(), values.data(), bytes.size());
   Shape s = shape.value_or(Shape{static_cast<int64_t>(values.size())});
   auto t = Tensor::from_bytes(DType::int64, s, std::move(bytes));
-  return {name, DType::int64, std::move(s), std::move(*t)};
+  return {name, DType::int64, std::move(s), std::move(*t), std::nullopt};
 }
 
 int64_t conv_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil) {
@@ -443,8 +445,8 @@ OpSpace resize() {
     OpModel op;
     op.op_type = "Resize";
     op.opset = 13;
-    op.inputs = {data("x", {1, 2, at(p, "H"), at(p, "W")}), {"", DType::float32, {}, std::nullopt},
-                 {"", DType::float32, {}, std::nullopt}, int64s("sizes", {1, 2, at(p, "OH"), at(p, "OW")})};
+    op.inputs = {data("x", {1, 2, at(p, "H"), at(p, "W")}), {"", DType::float32, {}, std::nullopt, std::nullopt},
+                 {"", DType::float32, {}, std::nullopt, std::nullopt}, int64s("sizes", {1, 2, at(p, "OH"), at(p, "OW")})};
     op.attributes = {{"mode", model::text_attribute(kModes[mode])},
                      {"coordinate_transformation_mode", model::text_attribute(kCoords[at(p, "coord")])},
                      {"nearest_mode", model::text_attribute(kNearest[at(p, "round")])}};
@@ -501,7 +503,7 @@ OpSpace gather() {
     if (ir == 0 && n != 1) return bad_point("a scalar index is one index");
     std::vector<int64_t> idx(static_cast<std::size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
-      const int64_t v = static_cast<int64_t>((seed >> (i % 32)) + static_cast<uint64_t>(i) * 7) % d;
+      const auto v = static_cast<int64_t>(((seed >> (i % 32)) + static_cast<uint64_t>(i) * 7) % static_cast<uint64_t>(d));
       idx[static_cast<std::size_t>(i)] = at(p, "neg") ? v - d : v;
     }
     OpModel op;
@@ -602,6 +604,265 @@ OpSpace binary() {
   return s;
 }
 
+OpSpace unary() {
+  struct Unary {
+    const char* op;
+    double lo, hi;  // the domain at magnitude 1 (scaled by `mag`)
+  };
+  static const Unary kOps[] = {{"Sigmoid", -1, 1},  {"Tanh", -1, 1},       {"Erf", -1, 1},      {"Exp", -1, 1},
+                               {"Log", 0.01, 1},    {"Sqrt", 0, 1},        {"Reciprocal", 0.1, 1}, {"Softplus", -1, 1},
+                               {"HardSigmoid", -1, 1}, {"HardSwish", -1, 1}, {"Elu", -1, 1},     {"Selu", -1, 1},
+                               {"LeakyRelu", -1, 1}, {"Abs", -1, 1},      {"Neg", -1, 1},      {"Sin", -1, 1},
+                               {"Cos", -1, 1},      {"Atan", -1, 1},       {"Sign", -1, 1},     {"Relu", -1, 1}};
+  OpSpace s;
+  s.name = "Unary";
+  s.op_type = "Sigmoid|Tanh|Erf|Exp|Log|Sqrt|...";
+  s.summary = "Elementwise unary ops at growing magnitudes (1 to 1000: where exp-based kernels overflow)";
+  s.params = {{"op", "op (0 Sigmoid, 1 Tanh, 2 Erf, 3 Exp, 4 Log, 5 Sqrt, 6 Reciprocal, 7 Softplus, 8 HardSigmoid, "
+                     "9 HardSwish, 10 Elu, 11 Selu, 12 LeakyRelu, 13 Abs, 14 Neg, 15 Sin, 16 Cos, 17 Atan, 18 Sign, 19 Relu)",
+               {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, 0, 19},
+              {"mag", "magnitude of the inputs", {1, 10, 50, 100, 1000}, 1, 1000},
+              {"D", "length", {1, 3, 4, 5, 64, 65, 257}, 1, 300}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    const Unary& u = kOps[at(p, "op")];
+    const double mag = static_cast<double>(at(p, "mag"));
+    if (std::string(u.op) == "Exp" && mag > 50) return bad_point("exp past float32's range");
+    OpModel op;
+    op.op_type = u.op;
+    op.inputs.push_back(data("x", {2, at(p, "D")}, DType::float32, std::pair{u.lo * mag, u.hi * mag}));
+    return op;
+  };
+  return s;
+}
+
+OpSpace top_k() {
+  OpSpace s;
+  s.name = "TopK";
+  s.op_type = "TopK";
+  s.summary = "TopK: k, axis (negative too), largest, sorted; values and indices";
+  s.params = {{"R", "rank", {1, 2, 3}, 1, 3},
+              {"D", "length of the axis", {1, 2, 3, 4, 8, 9, 16, 17, 64, 65, 255, 256, 257}, 1, 300},
+              {"O", "length of the other axes", {1, 2, 3}, 1, 4},
+              {"axis", "axis", {-1, 0, 1}, -3, 2},
+              {"k", "k", {1, 2, 3, 4, 5, 8, 16, 64}, 1, 300},
+              {"largest", "largest", {1, 0}, 0, 1},
+              {"sorted", "sorted", {1, 0}, 0, 1}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    const int64_t r = at(p, "R"), axis = at(p, "axis");
+    if (axis < -r || axis >= r) return bad_point("axis outside the rank");
+    if (at(p, "k") > at(p, "D")) return bad_point("k past the axis");
+    if (!at(p, "sorted")) return bad_point("unsorted TopK has no defined order to compare");
+    OpModel op;
+    op.op_type = "TopK";
+    op.inputs = {data("x", shape_with_axis(r, axis, at(p, "D"), at(p, "O"))), int64s("k", {at(p, "k")})};
+    op.attributes = {{"axis", model::int_attribute(axis)}, {"largest", model::int_attribute(at(p, "largest"))},
+                     {"sorted", model::int_attribute(at(p, "sorted"))}};
+    op.outputs = {"values", "indices"};
+    return op;
+  };
+  return s;
+}
+
+OpSpace quantize_linear() {
+  OpSpace s;
+  s.name = "QuantizeLinear";
+  s.op_type = "QuantizeLinear";
+  s.summary = "QuantizeLinear (opset 13): per-tensor and per-axis scales, int8/uint8, zero points, saturation";
+  s.params = {{"R", "rank", {1, 2, 3}, 1, 3},
+              {"L", "length of the quantized axis", kSizes, 1, 129},
+              {"O", "length of the other axes", {1, 2, 3}, 1, 4},
+              {"axis", "axis (per-axis scales)", {0, 1, -1}, -3, 2},
+              {"perAxis", "per-axis scales", kSwitch, 0, 1},
+              {"zp", "zero point input", kSwitch, 0, 1},
+              {"u8", "uint8 (else int8)", kSwitch, 0, 1},
+              {"mag", "magnitude of the inputs (past 127 x scale saturates)", {1, 4, 100}, 1, 100}};
+  s.build = [](const Point& p, uint64_t seed) -> Result<OpModel> {
+    const int64_t r = at(p, "R"), axis = at(p, "axis"), l = at(p, "L");
+    if (axis < -r || axis >= r) return bad_point("axis outside the rank");
+    const DType q = at(p, "u8") ? DType::uint8 : DType::int8;
+    const double mag = static_cast<double>(at(p, "mag"));
+    OpModel op;
+    op.op_type = "QuantizeLinear";
+    op.opset = 13;
+    op.inputs.push_back(data("x", shape_with_axis(r, axis, l, at(p, "O")), DType::float32, std::pair{-mag, mag}));
+    const Shape scale = at(p, "perAxis") ? Shape{l} : Shape{};
+    PARITY_ASSIGN_OR_RETURN(sc, weight("scale", scale, seed, 0.005, 0.05));
+    op.inputs.push_back(std::move(sc));
+    if (at(p, "zp")) {
+      PARITY_ASSIGN_OR_RETURN(zp, weight("zero_point", scale, seed, q == DType::uint8 ? 100 : -20,
+                                         q == DType::uint8 ? 150 : 20, q));
+      op.inputs.push_back(std::move(zp));
+    } else if (q == DType::uint8) {
+      return bad_point("without a zero point the output is int8");
+    }
+    if (at(p, "perAxis")) op.attributes.push_back({"axis", model::int_attribute(axis)});
+    return op;
+  };
+  return s;
+}
+
+OpSpace depth_to_space() {
+  OpSpace s;
+  s.name = "DepthToSpace";
+  s.op_type = "DepthToSpace|SpaceToDepth";
+  s.summary = "DepthToSpace (DCR, CRD) and SpaceToDepth: block size, channels, height, width";
+  s.params = {{"op", "0 DepthToSpace DCR, 1 DepthToSpace CRD, 2 SpaceToDepth", {0, 1, 2}, 0, 2},
+              {"B", "block size", {1, 2, 3, 4}, 1, 4},
+              {"C", "channels (per block cell)", {1, 2, 3, 4, 5, 8, 16}, 1, 17},
+              {"H", "height (in blocks)", {1, 2, 3, 4, 7, 8}, 1, 9},
+              {"W", "width (in blocks)", {1, 2, 3, 4, 7, 8, 16, 17}, 1, 17}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    const int64_t b = at(p, "B"), c = at(p, "C"), h = at(p, "H"), w = at(p, "W"), which = at(p, "op");
+    OpModel op;
+    if (which == 2) {
+      op.op_type = "SpaceToDepth";
+      op.inputs.push_back(data("x", {1, c, h * b, w * b}));
+    } else {
+      op.op_type = "DepthToSpace";
+      op.inputs.push_back(data("x", {1, c * b * b, h, w}));
+      op.attributes.push_back({"mode", model::text_attribute(which == 0 ? "DCR" : "CRD")});
+    }
+    op.attributes.push_back({"blocksize", model::int_attribute(b)});
+    return op;
+  };
+  return s;
+}
+
+OpSpace cast() {
+  struct To {
+    const char* name;
+    DType dtype;
+    double lo, hi;  // inputs kept inside the target's range: out-of-range casts are undefined
+  };
+  static const To kTo[] = {{"int32", DType::int32, -1000, 1000}, {"int8", DType::int8, -127, 127},
+                           {"uint8", DType::uint8, 0, 255},      {"float16", DType::float16, -1000, 1000},
+                           {"bool", DType::boolean, -2, 2},      {"int64", DType::int64, -1000, 1000}};
+  OpSpace s;
+  s.name = "Cast";
+  s.op_type = "Cast";
+  s.summary = "Cast from float32 to int32/int8/uint8/float16/bool/int64 (truncation toward zero), in range";
+  s.params = {{"to", "target (0 int32, 1 int8, 2 uint8, 3 float16, 4 bool, 5 int64)", {0, 1, 2, 3, 4, 5}, 0, 5},
+              {"D", "length", {1, 3, 4, 5, 64, 65, 257}, 1, 300}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    const To& to = kTo[at(p, "to")];
+    OpModel op;
+    op.op_type = "Cast";
+    op.inputs.push_back(data("x", {2, at(p, "D")}, DType::float32, std::pair{to.lo, to.hi}));
+    op.attributes = {{"to", model::int_attribute(static_cast<int64_t>(to.dtype))}};
+    return op;
+  };
+  return s;
+}
+
+OpSpace instance_norm() {
+  OpSpace s;
+  s.name = "InstanceNormalization";
+  s.op_type = "InstanceNormalization";
+  s.summary = "InstanceNormalization: channels, spatial size (1-D and 2-D), epsilon";
+  s.params = {{"C", "channels", {1, 2, 3, 4, 8, 16, 17, 64}, 1, 65},
+              {"H", "height (1: 1-D)", {1, 2, 3, 8, 16}, 1, 17},
+              {"W", "width", {1, 2, 3, 4, 63, 64, 65, 256, 257}, 1, 300},
+              {"N", "batch", {1, 2}, 1, 3}};
+  s.build = [](const Point& p, uint64_t seed) -> Result<OpModel> {
+    const int64_t c = at(p, "C");
+    if (at(p, "H") * at(p, "W") < 2) return bad_point("one element per channel has no variance");
+    OpModel op;
+    op.op_type = "InstanceNormalization";
+    op.inputs.push_back(data("x", {at(p, "N"), c, at(p, "H"), at(p, "W")}));
+    PARITY_ASSIGN_OR_RETURN(scale, weight("scale", {c}, seed, 0.5, 1.5));
+    PARITY_ASSIGN_OR_RETURN(bias, weight("bias", {c}, seed));
+    op.inputs.push_back(std::move(scale));
+    op.inputs.push_back(std::move(bias));
+    return op;
+  };
+  return s;
+}
+
+OpSpace gather_elements() {
+  OpSpace s;
+  s.name = "GatherElements";
+  s.op_type = "GatherElements";
+  s.summary = "GatherElements: rank, axis (negative too), index shape smaller than the data, negative indices";
+  s.params = {{"R", "rank", {1, 2, 3}, 1, 3},
+              {"D", "length of the axis", {1, 2, 3, 4, 8, 9, 64, 65}, 1, 70},
+              {"O", "length of the other axes", {1, 2, 3, 4}, 1, 5},
+              {"axis", "axis", {0, -1, 1}, -3, 2},
+              {"I", "index length on the axis", {1, 2, 3, 4, 8}, 1, 9},
+              {"neg", "negative indices", kSwitch, 0, 1}};
+  s.build = [](const Point& p, uint64_t seed) -> Result<OpModel> {
+    const int64_t r = at(p, "R"), axis = at(p, "axis"), d = at(p, "D"), n = at(p, "I");
+    if (axis < -r || axis >= r) return bad_point("axis outside the rank");
+    const Shape idx_shape = shape_with_axis(r, axis, n, at(p, "O"));
+    std::vector<int64_t> idx(static_cast<std::size_t>(shape_numel(idx_shape)));
+    for (std::size_t i = 0; i < idx.size(); ++i) {
+      const auto v = static_cast<int64_t>(((seed >> (i % 40)) + i * 5) % static_cast<uint64_t>(d));
+      idx[i] = at(p, "neg") ? v - d : v;
+    }
+    OpModel op;
+    op.op_type = "GatherElements";
+    op.inputs = {data("x", shape_with_axis(r, axis, d, at(p, "O"))), int64s("indices", idx, idx_shape)};
+    op.attributes = {{"axis", model::int_attribute(axis)}};
+    return op;
+  };
+  return s;
+}
+
+OpSpace concat() {
+  OpSpace s;
+  s.name = "Concat";
+  s.op_type = "Concat";
+  s.summary = "Concat of 2-5 inputs of different lengths on one axis (negative too)";
+  s.params = {{"n", "inputs", {2, 3, 4, 5}, 2, 5},
+              {"R", "rank", {1, 2, 3, 4}, 1, 4},
+              {"axis", "axis", {0, 1, -1, 2}, -4, 3},
+              {"A", "length of the first input on the axis", {1, 2, 3, 4, 5, 8, 16, 17}, 1, 20},
+              {"B", "length of the others on the axis", {1, 2, 3, 4, 5, 8, 16, 17}, 1, 20},
+              {"O", "length of the other axes", {1, 2, 3, 4, 5}, 1, 6}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    const int64_t r = at(p, "R"), axis = at(p, "axis");
+    if (axis < -r || axis >= r) return bad_point("axis outside the rank");
+    OpModel op;
+    op.op_type = "Concat";
+    for (int64_t i = 0; i < at(p, "n"); ++i)
+      op.inputs.push_back(data("x" + std::to_string(i), shape_with_axis(r, axis, i == 0 ? at(p, "A") : at(p, "B"), at(p, "O"))));
+    op.attributes = {{"axis", model::int_attribute(axis)}};
+    return op;
+  };
+  return s;
+}
+
+OpSpace expand_tile() {
+  OpSpace s;
+  s.name = "ExpandTile";
+  s.op_type = "Expand|Tile";
+  s.summary = "Expand (broadcast to a shape, rank growing) and Tile (repeats per axis)";
+  s.params = {{"tile", "Tile (else Expand)", kSwitch, 0, 1},
+              {"R", "rank of the input", {1, 2, 3}, 1, 3},
+              {"D", "length of the last axis", {1, 2, 3, 4, 5, 8, 16, 17}, 1, 20},
+              {"rep", "repeat / broadcast factor", {1, 2, 3, 4, 8}, 1, 9},
+              {"grow", "Expand: axes added in front", {0, 1, 2}, 0, 2}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    const int64_t r = at(p, "R"), d = at(p, "D"), rep = at(p, "rep");
+    Shape x(static_cast<std::size_t>(r), 1);
+    x.back() = d;
+    OpModel op;
+    if (at(p, "tile")) {
+      if (at(p, "grow")) return bad_point("Tile keeps the rank");
+      op.op_type = "Tile";
+      std::vector<int64_t> reps(static_cast<std::size_t>(r), rep);
+      reps.back() = rep > 1 ? rep - 1 : 1;
+      op.inputs = {data("x", x), int64s("repeats", reps)};
+    } else {
+      op.op_type = "Expand";
+      Shape to(static_cast<std::size_t>(r + at(p, "grow")), rep);
+      to.back() = d;
+      op.inputs = {data("x", x), int64s("shape", to)};
+    }
+    return op;
+  };
+  return s;
+}
+
 // Every builder first checks the point's values against each parameter's range (and the point
 // names every parameter), so no builder divides by a stride of 0 a neighbour step produced.
 OpSpace range_checked(OpSpace s) {
@@ -624,7 +885,8 @@ std::vector<OpSpace> make_spaces() {
   std::vector<OpSpace> spaces = {conv(1),   conv(2),     conv_transpose_1d(), slice(),     dequantize_linear(),
           matmul(),  gemm(),      softmax(),           reduce(),    pad(),
           pool(),    resize(),    transpose(),         gather(),    cumsum(),
-          layer_norm(), binary()};
+          layer_norm(), binary(),      unary(),             top_k(),     quantize_linear(),
+          depth_to_space(), cast(), instance_norm(), gather_elements(), concat(), expand_tile()};
   for (auto& s : spaces) s = range_checked(std::move(s));
   return spaces;
 }

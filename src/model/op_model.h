@@ -22,6 +22,8 @@ struct OpInput {
   DType dtype = DType::float32;
   Shape shape;
   std::optional<Tensor> value;  // set: an initializer (weights, scales); unset: a graph input
+  // For a graph input: the interval its values are drawn from (default: the dtype's, e.g. [-1, 1]).
+  std::optional<std::pair<double, double>> range;
 };
 
 // An output's type given by hand, for ops newer than the system's ONNX library can infer.

@@ -16,7 +16,7 @@ namespace {
 
 struct SpaceCounts {
   std::string space;
-  int cases = 0, match = 0, mismatch = 0, error = 0, invalid = 0;
+  int cases = 0, match = 0, mismatch = 0, error = 0, invalid = 0, fallback = 0;
 };
 
 // Per space (and a last "total" row): cases, matching, wrong, failed, not runnable.
@@ -30,21 +30,23 @@ std::vector<SpaceCounts> space_counts(const hunt::HuntReport& r) {
       ++n.invalid;
       continue;
     }
-    bool mismatch = false, error = false;
+    bool mismatch = false, error = false, judged = false;
     for (const auto& run : c.runs) {
       mismatch |= run.state == hunt::CaseState::mismatch;
       error |= run.state == hunt::CaseState::error;
+      judged |= run.state != hunt::CaseState::fallback && run.state != hunt::CaseState::invalid;
     }
     if (mismatch) ++n.mismatch;
     if (error) ++n.error;
-    if (!mismatch && !error) ++n.match;
+    if (!judged) ++n.fallback;
+    if (judged && !mismatch && !error) ++n.match;
   }
   std::vector<SpaceCounts> rows;
   SpaceCounts total{"total"};
   for (const auto& [space, n] : by_space) {
     rows.push_back(n);
     total.cases += n.cases, total.match += n.match, total.mismatch += n.mismatch, total.error += n.error,
-        total.invalid += n.invalid;
+        total.invalid += n.invalid, total.fallback += n.fallback;
   }
   rows.push_back(total);
   return rows;
@@ -67,10 +69,11 @@ std::string values_list(const std::vector<int64_t>& v) {
 }  // namespace
 
 std::string hunt_text(const hunt::HuntReport& r) {
-  std::vector<std::vector<std::string>> rows{{"SPACE", "CASES", "MATCH", "WRONG", "FAILED", "NOT RUNNABLE"}};
+  std::vector<std::vector<std::string>> rows{
+      {"SPACE", "CASES", "MATCH", "WRONG", "FAILED", "ON CPU FALLBACK", "NOT RUNNABLE"}};
   for (const auto& n : space_counts(r))
     rows.push_back({n.space, std::to_string(n.cases), std::to_string(n.match), std::to_string(n.mismatch),
-                    std::to_string(n.error), std::to_string(n.invalid)});
+                    std::to_string(n.error), std::to_string(n.fallback), std::to_string(n.invalid)});
   std::string s = fmt::format("hunt: seed {}, cases {}..{}, against {}, on {}\n\n", r.seed, r.first_case,
                               r.first_case + r.cases_planned - 1, r.reference, targets_text(r));
   s += aligned(rows) + "\n";
@@ -94,12 +97,13 @@ Document hunt_document(const hunt::HuntReport& r) {
   doc.subtitle = fmt::format("seed {}, cases {}..{}, against {}, on {}; {} finding{}, wall {}", r.seed, r.first_case,
                              r.first_case + r.cases_planned - 1, r.reference, targets_text(r), r.findings.size(),
                              r.findings.size() == 1 ? "" : "s", ms_text(r.wall_s * 1000));
-  Table spaces{"spaces", {"space", "cases", "match", "wrong", "failed", "not runnable"}, {}};
+  Table spaces{"spaces", {"space", "cases", "match", "wrong", "failed", "on CPU fallback", "not runnable"}, {}};
   for (const auto& n : space_counts(r))
     spaces.rows.push_back(Row{{Cell{n.space}, Cell{std::to_string(n.cases)},
                                Cell{std::to_string(n.match), n.match ? "match" : ""},
                                Cell{std::to_string(n.mismatch), n.mismatch ? "mismatch" : ""},
-                               Cell{std::to_string(n.error), n.error ? "error" : ""}, Cell{std::to_string(n.invalid)}},
+                               Cell{std::to_string(n.error), n.error ? "error" : ""}, Cell{std::to_string(n.fallback)},
+                               Cell{std::to_string(n.invalid)}},
                               {{"space", n.space}},
                               true});
   Section summary{"Cases by space", {}, {spaces}};

@@ -25,8 +25,8 @@ Tensor weights(const Shape& shape) {
 OpModel conv1d(int64_t channels) {
   OpModel op;
   op.op_type = "Conv";
-  op.inputs = {{"x", DType::float32, {1, channels, 3}, std::nullopt},
-               {"w", DType::float32, {128, channels, 3}, weights({128, channels, 3})}};
+  op.inputs = {{"x", DType::float32, {1, channels, 3}, std::nullopt, std::nullopt},
+               {"w", DType::float32, {128, channels, 3}, weights({128, channels, 3}), std::nullopt}};
   op.attributes = {{"pads", ints_attribute({1, 1})}, {"kernel_shape", ints_attribute({3})}};
   return op;
 }
