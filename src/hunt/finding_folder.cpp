@@ -31,7 +31,8 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op, const st
   for (std::size_t i = 0; i < observed.size(); ++i)
     PARITY_TRY(model::write_tensor_proto(set / facts.target.label / ("output_" + std::to_string(i) + ".pb"),
                                          observed[i]));
-  const std::string node = op.op_type + "_0";
+  const auto nodes = model::op_node_names(op);
+  const std::string& node = nodes.front();
   const nlohmann::json repro{
       {"schema", bisect::kReproSchema},
       {"parity_version", std::string(kParityVersion)},
@@ -46,7 +47,7 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op, const st
       {"ort_version", facts.runtime_version},
       {"adapter", facts.adapter},
       {"culprit", {{"tensor", op.outputs.empty() ? "" : op.outputs[0]}, {"node", node}, {"op_type", op.op_type}}},
-      {"nodes", {node}},
+      {"nodes", nodes},
       {"reproduces", true},
       {"measured", f.measured},
       {"hunt", {{"space", f.space}, {"point", f.point}, {"cases", f.cases}, {"description", f.description}}}};
@@ -73,7 +74,7 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op, const st
   }
   const std::string readme = fmt::format(
       "# {}\n\n{}\n\nFound by `parity hunt` (Parity {}): case{} {} of the hunt below, reduced in {} runs.\n\n"
-      "- op: `{}` (space `{}`), one node\n- backend: `{}` (EP {}), ONNX Runtime {}\n- adapter: {}\n"
+      "- op: `{}` (space `{}`), {}\n- backend: `{}` (EP {}), ONNX Runtime {}\n- adapter: {}\n"
       "- reference: `{}`\n- measured: {}\n\n"
       "## Boundary\n\nEach parameter of the reduced point and its neighbours, by outcome on `{}`:\n\n"
       "| parameter | meaning | value | neighbours that fail too | neighbours that pass |\n|---|---|---|---|---|\n{}\n"
@@ -83,7 +84,8 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op, const st
       "## Reproduce\n\n```\nparity verify {}\n```\n\nexits 1 while the target still diverges, 0 once it is fixed. Found with:\n\n"
       "```\n{}\n```\n",
       f.id, f.description, kParityVersion, f.cases.size() == 1 ? "" : "s", fmt::join(f.cases, ", "), f.reduce_runs,
-      op.op_type, f.space, facts.target.label, facts.target.ep, facts.runtime_version.empty() ? "?" : facts.runtime_version,
+      op.op_type, f.space, nodes.size() == 1 ? std::string("one node") : fmt::format("nodes {}", fmt::join(nodes, " -> ")),
+      facts.target.label, facts.target.ep, facts.runtime_version.empty() ? "?" : facts.runtime_version,
       facts.adapter.empty() ? "-" : facts.adapter, facts.reference.label, f.measured, facts.target.label, edges,
       facts.target.label, dir.string(), facts.command);
   return write_text_file(dir / "README.md", readme);

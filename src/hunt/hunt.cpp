@@ -665,7 +665,8 @@ Result<HuntCase> plan_case(const std::vector<std::string>& names, uint64_t seed,
   c.seed = mix(seed ^ 0x5eed, static_cast<uint64_t>(index));
   for (int tries = 0; tries < 1000; ++tries) {
     c.point = sample_point(space, rng);
-    if (space.build(c.point, c.seed).ok()) return c;
+    auto op = space.build(c.point, c.seed);
+    if (op.ok() && model::op_model_bytes(*op).ok()) return c;  // the schema's own check too (types of a chain)
   }
   return make_error(ErrorKind::internal, Stage::parse_args,
                     "op space " + space.name + " gave no valid point in 1000 draws");

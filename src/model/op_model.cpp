@@ -104,12 +104,33 @@ Result<std::string> op_model_bytes(const OpModel& op) {
   }
   for (const auto& [name, value] : op.attributes) set_attribute(node->add_attribute(), name, value);
   for (const std::string& out : op.outputs) node->add_output(out);
+  std::vector<std::string> graph_outputs = op.outputs;
+  const auto names = op_node_names(op);
+  for (std::size_t k = 0; k < op.tail.size(); ++k) {
+    if (op.outputs.empty()) return invalid(op, "a chained node needs an output to read");
+    const OpTail& t = op.tail[k];
+    auto* next = g->add_node();
+    next->set_op_type(t.op_type);
+    next->set_name(names[k + 1]);
+    next->add_input(graph_outputs[0]);
+    for (std::size_t c = 0; c < t.constants.size(); ++c) {
+      const std::string name = names[k + 1] + "_c" + std::to_string(c);
+      next->add_input(name);
+      if (!t.constants[c].value ||
+          !g->add_initializer()->ParseFromString(serialize_tensor_proto({name, *t.constants[c].value})))
+        return invalid(op, "constant " + name + " has no value that serializes");
+    }
+    for (const auto& [name, value] : t.attributes) set_attribute(next->add_attribute(), name, value);
+    graph_outputs[0] = names[k + 1] + "_out";
+    next->add_output(graph_outputs[0]);
+  }
   if (op.opset > kMaxCheckedOpset) {
     if (op.output_types.size() != op.outputs.size())
       return invalid(op, "opset " + std::to_string(op.opset) + " is newer than this ONNX library checks (" +
                              std::to_string(kMaxCheckedOpset) + "): give every output's type");
-    for (std::size_t i = 0; i < op.outputs.size(); ++i)
-      set_type(g->add_output(), op.outputs[i], op.output_types[i].dtype, op.output_types[i].shape);
+    // A chained node keeps its input's type: the last one's output is typed as outputs[0].
+    for (std::size_t i = 0; i < graph_outputs.size(); ++i)
+      set_type(g->add_output(), graph_outputs[i], op.output_types[i].dtype, op.output_types[i].shape);
     return m.SerializeAsString();
   }
   // The outputs' types and shapes, as ONNX infers them; a description the schema rejects stops here.
@@ -117,7 +138,7 @@ Result<std::string> op_model_bytes(const OpModel& op) {
     onnx::ModelProto inferred = m;
     onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(),
                                        onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
-    for (const std::string& out : op.outputs) {
+    for (const std::string& out : graph_outputs) {
       const onnx::ValueInfoProto* found = nullptr;
       for (const auto& v : inferred.graph().value_info())
         if (v.name() == out) found = &v;
@@ -130,6 +151,12 @@ Result<std::string> op_model_bytes(const OpModel& op) {
     return invalid(op, e.what());
   }
   return m.SerializeAsString();
+}
+
+std::vector<std::string> op_node_names(const OpModel& op) {
+  std::vector<std::string> names{op.op_type + "_0"};
+  for (std::size_t k = 0; k < op.tail.size(); ++k) names.push_back(op.tail[k].op_type + "_" + std::to_string(k + 1));
+  return names;
 }
 
 Status write_op_model(const OpModel& op, const std::filesystem::path& path) {

@@ -32,6 +32,14 @@ struct OpOutputType {
   Shape shape;
 };
 
+// A node after the op that keeps its first output's shape and dtype (Relu, Add of a scalar, Softmax
+// on the last axis): a short chain, where fusions and kernels that read a producer's layout show.
+struct OpTail {
+  std::string op_type;
+  std::vector<OpInput> constants;  // initializers after the chained input (Clip's bounds, Add's scalar)
+  std::vector<std::pair<std::string, Attribute>> attributes;
+};
+
 // The newest opset the system's ONNX library (Debian 12: onnx 1.13) checks and infers in full
 // (its opset-18 schemas lack Reduce*'s axes input and Resize's antialias).
 inline constexpr int kMaxCheckedOpset = 17;
@@ -48,7 +56,12 @@ struct OpModel {
   // Required past kMaxCheckedOpset (one per output): the model is then written as described,
   // unchecked, and ONNX Runtime's loader is its checker. Ignored at or below it.
   std::vector<OpOutputType> output_types;
+  // Nodes chained on outputs[0], in order; the last one's output replaces it as a graph output.
+  std::vector<OpTail> tail;
 };
+
+// The model's node names, in order: "<op_type>_0", then "<tail op_type>_1", ...
+std::vector<std::string> op_node_names(const OpModel& op);
 
 Attribute int_attribute(int64_t v);
 Attribute ints_attribute(std::vector<int64_t> v);

@@ -82,8 +82,8 @@ TEST(HuntPlan, ACaseIsAPureFunctionOfSeedAndIndex) {
     EXPECT_EQ(a->seed, b->seed);
   }
   std::set<std::string> spaces;
-  for (int i = 0; i < 200; ++i) spaces.insert(plan_case({}, 3, i)->space);
-  EXPECT_EQ(spaces.size(), op_spaces().size()) << "200 cases should reach every space";
+  for (int i = 0; i < 600; ++i) spaces.insert(plan_case({}, 3, i)->space);
+  EXPECT_EQ(spaces.size(), op_spaces().size()) << "600 cases should reach every space";
   EXPECT_FALSE(plan_case({"NoSuchOp"}, 0, 0).ok());
   auto line = case_to_json_line(*plan_case({"Slice"}, 5, 3));
   auto back = case_from_json_line(line);
