@@ -316,8 +316,20 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
   return ok_status();
 }
 
-std::string slug(std::string s) {
-  for (char& ch : s) ch = std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::tolower(ch)) : '-';
+// "Conv2D+" -> "conv2d-chain": lower case, one dash between words, none at the ends.
+std::string slug(const std::string& text) {
+  std::string s;
+  for (char ch : text) {
+    const bool word = std::isalnum(static_cast<unsigned char>(ch));
+    if (ch == '+') {
+      s += "-chain";
+    } else if (word) {
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    } else if (!s.empty() && s.back() != '-') {
+      s += '-';
+    }
+  }
+  while (!s.empty() && s.back() == '-') s.pop_back();
   return s;
 }
 
@@ -574,7 +586,7 @@ void Hunter::reduce_all(HuntReport& report) {
     f.description = describe(f);
     std::string id = slug(f.target + "-" + f.space);
     for (const auto& b : f.boundaries)
-      if (!b.passing.empty()) id += slug("-" + b.param + point_text({{"", b.value}}).substr(1));
+      if (!b.passing.empty()) id += "-" + slug(b.param + point_text({{"", b.value}}).substr(1));
     if (id.size() > 60) id.resize(60);
     for (int n = 2; ids.count(id); ++n) id = slug(f.target + "-" + f.space) + "-" + std::to_string(n);
     ids.insert(id);
