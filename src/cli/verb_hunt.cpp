@@ -1,7 +1,7 @@
 // `parity hunt`: search op spaces for backend miscomputes; reduce, cluster and file each one.
-#include <thread>
-
 #include <fmt/format.h>
+
+#include <thread>
 
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
@@ -42,7 +42,8 @@ std::string spaces_text() {
     s += fmt::format("{} ({}): {}\n", space.name, space.op_type, space.summary);
     for (const auto& p : space.params) {
       std::string values;
-      for (int64_t v : p.boundary) values += (values.empty() ? "" : " ") + hunt::point_text({{"", v}}).substr(1);
+      for (int64_t v : p.boundary)
+        values += (values.empty() ? "" : " ") + hunt::point_text({{"", v}}).substr(1);
       s += fmt::format("  {:<7} {} [{}..{}; often {}]\n", p.name, p.meaning, p.lo, p.hi, values);
     }
   }
@@ -93,8 +94,10 @@ Result<VerbOutput> run(const HuntArgs& a) {
   bool failing = !report.findings.empty();
   if (!options.reduce)
     for (const auto& c : report.cases)
-      for (const auto& r : c.runs) failing |= r.state == hunt::CaseState::mismatch || r.state == hunt::CaseState::error;
-  VerbOutput out{report::hunt_text(report), report::hunt_to_json(report), 2, failing ? kExitFinding : kExitOk};
+      for (const auto& r : c.runs)
+        failing |= r.state == hunt::CaseState::mismatch || r.state == hunt::CaseState::error;
+  VerbOutput out{report::hunt_text(report), report::hunt_to_json(report), 2,
+                 failing ? kExitFinding : kExitOk};
   if (a.report_files.wanted()) add_report_documents(out, a.report_files, report::hunt_document(report));
   return out;
 }
@@ -117,8 +120,10 @@ void declare_hunt(CLI::App& cmd, HuntArgs& a) {
       "  parity hunt --backends webgpu --ops Conv1D,Slice --cases 200 --seed 1 --out findings/\n"
       "  parity hunt --backends webgpu,web-webgpu --time-budget 600 --journal hunt.jsonl --json hunt.json\n"
       "  parity hunt --backends webgpu --seed 1 --cell 17 --no-reduce\n"
-      "  parity hunt --backends webgpu --point Conv1D:N=1,C=131,M=128,L=3,K=3,pad=1,stride=1,dil=1,G=1,bias=0");
-  cmd.add_option("--backends,-b", a.backends, "backends to search (comma-separated specs)")->capture_default_str();
+      "  parity hunt --backends webgpu --point "
+      "Conv1D:N=1,C=131,M=128,L=3,K=3,pad=1,stride=1,dil=1,G=1,bias=0");
+  cmd.add_option("--backends,-b", a.backends, "backends to search (comma-separated specs)")
+      ->capture_default_str();
   add_reference_option(cmd, a.reference);
   cmd.add_option("--ops", a.ops, "op spaces to draw from, comma-separated (default: all; see --list)");
   cmd.add_option("--point", a.points,
@@ -129,7 +134,8 @@ void declare_hunt(CLI::App& cmd, HuntArgs& a) {
   cmd.add_option("--first-case", a.first_case, "number of the first case (split a hunt: 0, 100, 200 ...)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--cell", a.cell, "run case K alone (as --first-case K --cases 1)")->check(CLI::NonNegativeNumber);
+  cmd.add_option("--cell", a.cell, "run case K alone (as --first-case K --cases 1)")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--time-budget", a.time_budget_s, "start no new case after this many seconds (0: none)")
       ->capture_default_str();
   cmd.add_option("--jobs,-j", a.jobs, "cases at once (default: one per core)");
@@ -154,7 +160,8 @@ void declare_hunt(CLI::App& cmd, HuntArgs& a) {
 }  // namespace
 
 Verb hunt_verb() {
-  return make_verb<HuntArgs>("hunt", "search op spaces for backend miscomputes and file each as a reduced finding",
+  return make_verb<HuntArgs>("hunt",
+                             "search op spaces for backend miscomputes and file each as a reduced finding",
                              declare_hunt, run);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <nlohmann/json.hpp>
 
 #include "bisect/verify.h"
@@ -16,13 +17,16 @@ namespace parity::hunt {
 
 namespace fs = std::filesystem;
 
-Status write_finding_folder(const Finding& f, const model::OpModel& op, const std::vector<NamedTensor>& inputs,
-                            const std::vector<NamedTensor>& expected, const std::vector<NamedTensor>& observed,
-                            const FolderFacts& facts, const fs::path& dir) {
+Status write_finding_folder(const Finding& f, const model::OpModel& op,
+                            const std::vector<NamedTensor>& inputs, const std::vector<NamedTensor>& expected,
+                            const std::vector<NamedTensor>& observed, const FolderFacts& facts,
+                            const fs::path& dir) {
   const fs::path set = dir / "test_data_set_0";
   std::error_code ec;
   fs::create_directories(set / facts.target.label, ec);
-  if (ec) return make_error(ErrorKind::io, Stage::write_output, "cannot create " + dir.string() + ": " + ec.message());
+  if (ec)
+    return make_error(ErrorKind::io, Stage::write_output,
+                      "cannot create " + dir.string() + ": " + ec.message());
   PARITY_TRY(model::write_op_model(op, dir / "model.onnx"));
   for (std::size_t i = 0; i < inputs.size(); ++i)
     PARITY_TRY(model::write_tensor_proto(set / ("input_" + std::to_string(i) + ".pb"), inputs[i]));
@@ -46,7 +50,8 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op, const st
       {"seed", f.seed},
       {"ort_version", facts.runtime_version},
       {"adapter", facts.adapter},
-      {"culprit", {{"tensor", op.outputs.empty() ? "" : op.outputs[0]}, {"node", node}, {"op_type", op.op_type}}},
+      {"culprit",
+       {{"tensor", op.outputs.empty() ? "" : op.outputs[0]}, {"node", node}, {"op_type", op.op_type}}},
       {"nodes", nodes},
       {"reproduces", true},
       {"measured", f.measured},
@@ -69,25 +74,28 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op, const st
       for (int64_t x : v) s += (s.empty() ? "" : ", ") + point_text({{"", x}}).substr(1);
       return s.empty() ? "-" : s;
     };
-    edges += fmt::format("| {} | {} | {} | {} | {} |\n", b.param, b.meaning, point_text({{"", b.value}}).substr(1),
-                         list(b.failing), list(b.passing));
+    edges += fmt::format("| {} | {} | {} | {} | {} |\n", b.param, b.meaning,
+                         point_text({{"", b.value}}).substr(1), list(b.failing), list(b.passing));
   }
   const std::string readme = fmt::format(
       "# {}\n\n{}\n\nFound by `parity hunt` (Parity {}): case{} {} of the hunt below, reduced in {} runs.\n\n"
       "- op: `{}` (space `{}`), {}\n- backend: `{}` (EP {}), ONNX Runtime {}\n- adapter: {}\n"
       "- reference: `{}`\n- measured: {}\n\n"
       "## Boundary\n\nEach parameter of the reduced point and its neighbours, by outcome on `{}`:\n\n"
-      "| parameter | meaning | value | neighbours that fail too | neighbours that pass |\n|---|---|---|---|---|\n{}\n"
+      "| parameter | meaning | value | neighbours that fail too | neighbours that pass "
+      "|\n|---|---|---|---|---|\n{}\n"
       "## Files\n\n- `model.onnx`: the one-node model\n- `test_data_set_0/input_K.pb`: its inputs\n"
       "- `test_data_set_0/output_K.pb`: the reference's outputs (expected)\n"
       "- `test_data_set_0/{}/output_K.pb`: what the target returned\n\n"
-      "## Reproduce\n\n```\nparity verify {}\n```\n\nexits 1 while the target still diverges, 0 once it is fixed. Found with:\n\n"
+      "## Reproduce\n\n```\nparity verify {}\n```\n\nexits 1 while the target still diverges, 0 once it is "
+      "fixed. Found with:\n\n"
       "```\n{}\n```\n",
-      f.id, f.description, kParityVersion, f.cases.size() == 1 ? "" : "s", fmt::join(f.cases, ", "), f.reduce_runs,
-      op.op_type, f.space, nodes.size() == 1 ? std::string("one node") : fmt::format("nodes {}", fmt::join(nodes, " -> ")),
+      f.id, f.description, kParityVersion, f.cases.size() == 1 ? "" : "s", fmt::join(f.cases, ", "),
+      f.reduce_runs, op.op_type, f.space,
+      nodes.size() == 1 ? std::string("one node") : fmt::format("nodes {}", fmt::join(nodes, " -> ")),
       facts.target.label, facts.target.ep, facts.runtime_version.empty() ? "?" : facts.runtime_version,
-      facts.adapter.empty() ? "-" : facts.adapter, facts.reference.label, f.measured, facts.target.label, edges,
-      facts.target.label, dir.string(), facts.command);
+      facts.adapter.empty() ? "-" : facts.adapter, facts.reference.label, f.measured, facts.target.label,
+      edges, facts.target.label, dir.string(), facts.command);
   return write_text_file(dir / "README.md", readme);
 }
 

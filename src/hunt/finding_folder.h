@@ -21,8 +21,9 @@ struct FolderFacts {
   std::string command;                   // the hunt's invocation
 };
 
-Status write_finding_folder(const Finding& f, const model::OpModel& op, const std::vector<NamedTensor>& inputs,
-                            const std::vector<NamedTensor>& expected, const std::vector<NamedTensor>& observed,
-                            const FolderFacts& facts, const std::filesystem::path& dir);
+Status write_finding_folder(const Finding& f, const model::OpModel& op,
+                            const std::vector<NamedTensor>& inputs, const std::vector<NamedTensor>& expected,
+                            const std::vector<NamedTensor>& observed, const FolderFacts& facts,
+                            const std::filesystem::path& dir);
 
 }  // namespace parity::hunt

@@ -1,21 +1,21 @@
 #include "hunt/hunt.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <stdexcept>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <tuple>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "bisect/tensor_check.h"
 #include "core/scratch_dir.h"
@@ -82,15 +82,17 @@ struct PointRun {
   CaseState state = CaseState::match;
   std::string measured;
   std::optional<Comparison> metrics;
-  std::string invalid;  // the reference (or the model) could not run it
+  std::string invalid;               // the reference (or the model) could not run it
   std::optional<Error> unavailable;  // the target cannot run here at all
   std::vector<NamedTensor> inputs, expected, observed;
   std::string runtime_version, adapter;
+  Point point;  // what ran
 };
 
 class Hunter {
  public:
-  Hunter(const HuntOptions& o, const probe::ProgressSink& p, std::vector<const OpSpace*> spaces, ScratchDir work)
+  Hunter(const HuntOptions& o, const probe::ProgressSink& p, std::vector<const OpSpace*> spaces,
+         ScratchDir work)
       : o_(o), progress_(p), spaces_(std::move(spaces)), work_(std::move(work)) {}
 
   Result<HuntReport> run();
@@ -128,7 +130,7 @@ class Hunter {
   std::unique_ptr<isolate::BackendRunner> own_runner_;
   std::atomic<int> model_counter_{0};
   std::vector<TargetInfo> targets_;
-  std::optional<Error> unavailable_;  // set once a target turns out not to run here
+  std::optional<Error> unavailable_;   // set once a target turns out not to run here
   std::vector<bool> ran_;              // per target: some case ran on it
   std::vector<int> unavailable_runs_;  // per target: cases it could not run for a missing feature
 };
@@ -136,6 +138,7 @@ class Hunter {
 std::vector<PointRun> Hunter::run_point(const OpSpace& space, const Point& point, uint64_t seed,
                                         const std::vector<std::size_t>& which) {
   std::vector<PointRun> out(which.size());
+  for (auto& r : out) r.point = point;
   auto invalid = [&](const std::string& why) {
     for (auto& r : out) {
       r.state = CaseState::invalid;
@@ -150,7 +153,8 @@ std::vector<PointRun> Hunter::run_point(const OpSpace& space, const Point& point
   std::vector<NamedTensor> inputs;
   for (const auto& in : op->inputs) {
     if (in.name.empty() || in.value) continue;
-    const probe::ValueRange range = in.range ? probe::ValueRange{in.range->first, in.range->second} : input_range(in.dtype);
+    const probe::ValueRange range =
+        in.range ? probe::ValueRange{in.range->first, in.range->second} : input_range(in.dtype);
     auto t = probe::random_tensor(in.dtype, in.shape, range, probe::derive_seed(seed, in.name, 1));
     if (!t.ok()) return invalid(t.error().message);
     inputs.push_back({in.name, std::move(*t)});
@@ -270,8 +274,10 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
             unavailable_ = *r.unavailable;
             return;
           }
-          c.runs.push_back({o_.targets[t].label, CaseState::invalid,
-                            "the target lacks what this case needs: " + first_line(r.unavailable->message), {}});
+          c.runs.push_back({o_.targets[t].label,
+                            CaseState::invalid,
+                            "the target lacks what this case needs: " + first_line(r.unavailable->message),
+                            {}});
           continue;
         }
         if (r.state != CaseState::invalid) {
@@ -279,8 +285,8 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
           ran_[t] = true;
         }
         note_target(t, r);
-        c.runs.push_back({o_.targets[t].label, r.state, r.state == CaseState::invalid ? r.invalid : r.measured,
-                          r.metrics});
+        c.runs.push_back({o_.targets[t].label, r.state,
+                          r.state == CaseState::invalid ? r.invalid : r.measured, r.metrics});
         if (r.state == CaseState::mismatch || r.state == CaseState::error) {
           bad = true;
           say(fmt::format("case {} {} [{}] on {}: {} ({})", c.index, c.space, point_text(c.point),
@@ -288,7 +294,8 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
         }
       }
       if (c.invalid.empty() && !c.runs.empty() &&
-          std::all_of(c.runs.begin(), c.runs.end(), [](const CaseRun& r) { return r.state == CaseState::invalid; }))
+          std::all_of(c.runs.begin(), c.runs.end(),
+                      [](const CaseRun& r) { return r.state == CaseState::invalid; }))
         c.invalid = c.runs.front().measured;
       const int n = ++finished;
       if (bad) ++failing;
@@ -344,7 +351,8 @@ std::string values_text(const std::vector<int64_t>& v) {
 
 std::string describe(const Finding& f) {
   std::string what = f.state == CaseState::error ? "fails" : "computes it wrong";
-  std::string s = fmt::format("{} ({}) on {} {} at {}", f.space, f.op_type, f.target, what, point_text(f.point));
+  std::string s =
+      fmt::format("{} ({}) on {} {} at {}", f.space, f.op_type, f.target, what, point_text(f.point));
   std::string edges;
   for (const auto& b : f.boundaries) {
     if (b.passing.empty()) continue;
@@ -400,7 +408,8 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
     ++f.reduce_runs;
     auto r = run_point(space, q, c.seed, {t});
     // A point the target does not judge (CPU fallback, a missing feature) is no evidence either way.
-    if (r[0].state == CaseState::invalid || r[0].state == CaseState::fallback || r[0].unavailable) return std::nullopt;
+    if (r[0].state == CaseState::invalid || r[0].state == CaseState::fallback || r[0].unavailable)
+      return std::nullopt;
     const bool same = r[0].state == f.state;
     if (same) last = std::move(r[0]);
     return same;
@@ -417,7 +426,8 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
     for (int64_t b : param.boundary)
       if (std::llabs(b) < std::llabs(v) && std::find(smaller.begin(), smaller.end(), b) == smaller.end())
         smaller.push_back(b);
-    std::sort(smaller.begin(), smaller.end(), [](int64_t a, int64_t b) { return std::llabs(a) < std::llabs(b); });
+    std::sort(smaller.begin(), smaller.end(),
+              [](int64_t a, int64_t b) { return std::llabs(a) < std::llabs(b); });
     if (smaller.size() > 2) smaller = {smaller.front(), smaller[smaller.size() / 2]};
     for (int64_t s : smaller) {
       if (f.reduce_runs >= shrink_budget) break;
@@ -460,7 +470,8 @@ bool Hunter::transfers(Finding& f, const std::string& space_name, const Point& p
     if (b.passing.empty()) continue;
     int64_t step = 0;
     for (int64_t p : b.passing)
-      if (std::llabs(p - b.value) <= 2 && (step == 0 || std::llabs(p - b.value) < std::llabs(step))) step = p - b.value;
+      if (std::llabs(p - b.value) <= 2 && (step == 0 || std::llabs(p - b.value) < std::llabs(step)))
+        step = p - b.value;
     auto it = point.find(b.param);
     if (step == 0 || it == point.end()) continue;
     Point q = point;
@@ -502,8 +513,10 @@ void describe_patterns(Finding& f) {
     if (b.passing.empty()) continue;
     std::set<int64_t> failing{b.value}, passing(b.passing.begin(), b.passing.end());
     failing.insert(b.failing.begin(), b.failing.end());
-    if (auto it = f.also_failing.find(b.param); it != f.also_failing.end()) failing.insert(it->second.begin(), it->second.end());
-    if (auto it = f.also_passing.find(b.param); it != f.also_passing.end()) passing.insert(it->second.begin(), it->second.end());
+    if (auto it = f.also_failing.find(b.param); it != f.also_failing.end())
+      failing.insert(it->second.begin(), it->second.end());
+    if (auto it = f.also_passing.find(b.param); it != f.also_passing.end())
+      passing.insert(it->second.begin(), it->second.end());
     if (failing.size() < 2) continue;
     const std::vector<int64_t> fv(failing.begin(), failing.end()), pv(passing.begin(), passing.end());
     const std::string pattern = residue_pattern(fv, pv);
@@ -528,11 +541,14 @@ void Hunter::merge_findings(std::vector<Finding>& findings, std::vector<PointRun
         ++j;
         continue;
       }
-      say(fmt::format("case {} and case {} on {}: one mechanism", a.cases.front(), b.cases.front(), a.target));
+      say(fmt::format("case {} and case {} on {}: one mechanism", a.cases.front(), b.cases.front(),
+                      a.target));
       a.cases.insert(a.cases.end(), b.cases.begin(), b.cases.end());
       a.reduce_runs += b.reduce_runs;
-      for (const auto& [param, v] : b.also_failing) a.also_failing[param].insert(a.also_failing[param].end(), v.begin(), v.end());
-      for (const auto& [param, v] : b.also_passing) a.also_passing[param].insert(a.also_passing[param].end(), v.begin(), v.end());
+      for (const auto& [param, v] : b.also_failing)
+        a.also_failing[param].insert(a.also_failing[param].end(), v.begin(), v.end());
+      for (const auto& [param, v] : b.also_passing)
+        a.also_passing[param].insert(a.also_passing[param].end(), v.begin(), v.end());
       findings.erase(findings.begin() + static_cast<std::ptrdiff_t>(j));
       lasts.erase(lasts.begin() + static_cast<std::ptrdiff_t>(j));
     }
@@ -554,7 +570,8 @@ void Hunter::reduce_all(HuntReport& report) {
                              [&](Finding& f) { return transfers(f, c.space, c.point, c.seed, t, r.state); });
       if (known != report.findings.end()) {
         known->cases.push_back(c.index);
-        say(fmt::format("case {} on {}: the same mechanism as case {}", c.index, r.target, known->cases.front()));
+        say(fmt::format("case {} on {}: the same mechanism as case {}", c.index, r.target,
+                        known->cases.front()));
         continue;
       }
       say(fmt::format("reducing case {} ({} on {})", c.index, c.space, r.target));
@@ -580,8 +597,11 @@ void Hunter::reduce_all(HuntReport& report) {
   std::set<std::string> ids;
   for (std::size_t k = 0; k < report.findings.size(); ++k) {
     Finding& f = report.findings[k];
-    const auto reduced_op = find_space(f.space)->build(f.point, f.seed);
-    f.op_type = reduced_op.ok() ? reduced_op->op_type : find_space(f.space)->op_type;
+    f.op_type = find_space(f.space)->op_type;
+    if (auto reduced = find_space(f.space)->build(f.point, f.seed); reduced.ok()) f.op_type = reduced->op_type;
+    // The folder holds the run whose data it has: the reduced point's own, unless that one did not
+    // fail again on its last run (then the last point that did).
+    const auto reduced_op = find_space(f.space)->build(lasts[k].point, f.seed);
     describe_patterns(f);
     f.description = describe(f);
     std::string id = slug(f.target + "-" + f.space);
@@ -596,8 +616,10 @@ void Hunter::reduce_all(HuntReport& report) {
     const fs::path dir = *o_.out_dir / f.id;
     std::size_t t = 0;
     while (t + 1 < o_.targets.size() && o_.targets[t].label != f.target) ++t;
-    const FolderFacts facts{o_.reference, o_.targets[t], lasts[k].runtime_version, lasts[k].adapter, o_.command};
-    if (auto w = write_finding_folder(f, *reduced_op, lasts[k].inputs, lasts[k].expected, lasts[k].observed, facts, dir);
+    const FolderFacts facts{o_.reference, o_.targets[t], lasts[k].runtime_version, lasts[k].adapter,
+                            o_.command};
+    if (auto w = write_finding_folder(f, *reduced_op, lasts[k].inputs, lasts[k].expected, lasts[k].observed,
+                                      facts, dir);
         w.ok())
       f.folder = dir;
     else
@@ -627,14 +649,16 @@ Result<HuntReport> Hunter::run() {
       if (line.empty()) continue;
       auto c = case_from_json_line(line);
       auto where = [&](const std::string& why) {
-        return bad_invocation(fmt::format("{}:{}: {}", o_.journal->string(), number, why),
-                              "resume with the hunt's own --seed, --ops and --backends, or start a new journal");
+        return bad_invocation(
+            fmt::format("{}:{}: {}", o_.journal->string(), number, why),
+            "resume with the hunt's own --seed, --ops and --backends, or start a new journal");
       };
       if (!c.ok()) return where(c.error().message);
       if (c->index < o_.first_case || c->index >= o_.first_case + o_.cases || done.count(c->index)) continue;
       auto planned = plan_case(o_.spaces, o_.seed, c->index);
       if (!planned.ok() || planned->space != c->space || planned->point != c->point)
-        return where("case " + std::to_string(c->index) + " was drawn by another hunt (seed or spaces differ)");
+        return where("case " + std::to_string(c->index) +
+                     " was drawn by another hunt (seed or spaces differ)");
       for (std::size_t t = 0; t < c->runs.size(); ++t)
         if (t >= o_.targets.size() || c->runs[t].target != o_.targets[t].label)
           return where("case " + std::to_string(c->index) + " ran on other targets");
@@ -642,7 +666,8 @@ Result<HuntReport> Hunter::run() {
       report.cases.push_back(std::move(*c));
     }
     report.resumed = static_cast<int>(done.size());
-    if (report.resumed) say(fmt::format("resuming: {} cases read back from {}", report.resumed, o_.journal->string()));
+    if (report.resumed)
+      say(fmt::format("resuming: {} cases read back from {}", report.resumed, o_.journal->string()));
   }
   PARITY_TRY(run_cases(report, done));
   report.targets = targets_;
@@ -678,18 +703,21 @@ Result<HuntCase> plan_case(const std::vector<std::string>& names, uint64_t seed,
   for (int tries = 0; tries < 1000; ++tries) {
     c.point = sample_point(space, rng);
     auto op = space.build(c.point, c.seed);
-    if (op.ok() && model::op_model_bytes(*op).ok()) return c;  // the schema's own check too (types of a chain)
+    if (op.ok() && model::op_model_bytes(*op).ok())
+      return c;  // the schema's own check too (types of a chain)
   }
   return make_error(ErrorKind::internal, Stage::parse_args,
                     "op space " + space.name + " gave no valid point in 1000 draws");
 }
 
 Result<HuntReport> run_hunt(const HuntOptions& options, const probe::ProgressSink& progress) {
-  if (options.targets.empty()) return bad_invocation("no target backend", "pass --backends webgpu (or several)");
+  if (options.targets.empty())
+    return bad_invocation("no target backend", "pass --backends webgpu (or several)");
   std::set<std::string> labels{options.reference.label};
   for (const auto& t : options.targets)
     if (!labels.insert(t.label).second)
-      return bad_invocation("two backends are labelled '" + t.label + "'", "give one its own label: LABEL=EP");
+      return bad_invocation("two backends are labelled '" + t.label + "'",
+                            "give one its own label: LABEL=EP");
   if (options.cases < 0 || options.first_case < 0) return bad_invocation("case numbers are never negative");
   if (!options.points.empty()) {
     if (options.journal) return bad_invocation("--point runs the given points: it keeps no journal");
@@ -727,13 +755,15 @@ Result<std::pair<std::string, Point>> parse_point(const std::string& text) {
     const std::string item = rest.substr(at, comma - at);
     at = comma + 1;
     const auto eq = item.find('=');
-    if (eq == std::string::npos) return bad_invocation("--point " + text + ": '" + item + "' is not NAME=VALUE", hint);
+    if (eq == std::string::npos)
+      return bad_invocation("--point " + text + ": '" + item + "' is not NAME=VALUE", hint);
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (std::none_of(space->params.begin(), space->params.end(), [&](const Param& p) { return p.name == key; }))
+    if (std::none_of(space->params.begin(), space->params.end(),
+                     [&](const Param& p) { return p.name == key; }))
       return bad_invocation("--point " + text + ": " + name + " has no parameter " + key, hint);
     try {
       std::size_t used = 0;
-      point[key] = value == "max" ? std::numeric_limits<int64_t>::max()
+      point[key] = value == "max"    ? std::numeric_limits<int64_t>::max()
                    : value == "-max" ? -std::numeric_limits<int64_t>::max()
                                      : std::stoll(value, &used);
       if (value != "max" && value != "-max" && used != value.size()) throw std::invalid_argument(value);
@@ -754,14 +784,16 @@ std::string case_to_json_line(const HuntCase& c) {
     runs.push_back({{"target", r.target}, {"state", state_name(r.state)}, {"measured", r.measured}});
   json point = json::object();
   for (const auto& [k, v] : c.point) point[k] = v;
-  return json{{"schema", kHuntCaseSchema}, {"index", c.index}, {"space", c.space}, {"point", point},
-              {"seed", c.seed},           {"invalid", c.invalid}, {"runs", runs}}
+  return json{
+      {"schema", kHuntCaseSchema}, {"index", c.index}, {"space", c.space}, {"point", point}, {"seed", c.seed},
+      {"invalid", c.invalid},      {"runs", runs}}
       .dump();
 }
 
 Result<HuntCase> case_from_json_line(const std::string& line) {
   auto bad = [](const std::string& why) {
-    return make_error(ErrorKind::bad_input, Stage::load_model, "not a " + std::string(kHuntCaseSchema) + " line: " + why);
+    return make_error(ErrorKind::bad_input, Stage::load_model,
+                      "not a " + std::string(kHuntCaseSchema) + " line: " + why);
   };
   const json j = json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return bad("not JSON");
@@ -777,11 +809,11 @@ Result<HuntCase> case_from_json_line(const std::string& line) {
       CaseRun run;
       run.target = r.at("target").get<std::string>();
       const std::string s = r.at("state").get<std::string>();
-      run.state = s == "mismatch"  ? CaseState::mismatch
-                  : s == "error"   ? CaseState::error
-                  : s == "invalid" ? CaseState::invalid
+      run.state = s == "mismatch"   ? CaseState::mismatch
+                  : s == "error"    ? CaseState::error
+                  : s == "invalid"  ? CaseState::invalid
                   : s == "fallback" ? CaseState::fallback
-                                   : CaseState::match;
+                                    : CaseState::match;
       run.measured = r.value("measured", "");
       c.runs.push_back(std::move(run));
     }

@@ -34,18 +34,18 @@ struct HuntOptions {
   backend::BackendSpec reference;   // what the targets are judged against
   std::vector<backend::BackendSpec> targets;
   uint64_t seed = 0;
-  int first_case = 0;     // cases first_case .. first_case + cases - 1
-  int cases = 100;        // how many to draw
+  int first_case = 0;  // cases first_case .. first_case + cases - 1
+  int cases = 100;     // how many to draw
   // Given points instead of drawn ones (--point): case K is points[K], its weights and inputs
   // from (seed, K) as a drawn case's. Excludes `journal`.
   std::vector<std::pair<std::string, Point>> points;
-  double budget_s = 0;    // no new case starts after this many seconds (0: no limit)
-  int jobs = 1;           // cases running at once
-  bool reduce = true;     // reduce and cluster failures into findings
+  double budget_s = 0;       // no new case starts after this many seconds (0: no limit)
+  int jobs = 1;              // cases running at once
+  bool reduce = true;        // reduce and cluster failures into findings
   int max_reduce_runs = 48;  // per failure: shrinking plus neighbours
   isolate::IsolationLimits limits;
-  std::string worker_exe;                   // empty = this executable
-  isolate::BackendRunner* runner = nullptr;  // null = own
+  std::string worker_exe;                        // empty = this executable
+  isolate::BackendRunner* runner = nullptr;      // null = own
   std::optional<std::filesystem::path> out_dir;  // a finding folder per finding
   // JSON lines of finished cases: read first (those cases are not run again), appended as cases end.
   std::optional<std::filesystem::path> journal;
@@ -70,8 +70,8 @@ struct HuntCase {
   int index = 0;
   std::string space;
   Point point;
-  uint64_t seed = 0;  // weights and inputs
-  std::string invalid;  // why the reference (or the model) could not run it; empty when it ran
+  uint64_t seed = 0;          // weights and inputs
+  std::string invalid;        // why the reference (or the model) could not run it; empty when it ran
   std::vector<CaseRun> runs;  // one per target, in options order
 };
 
@@ -93,7 +93,7 @@ struct Finding {
   // (the transfer test that put them in this finding); the pattern lines generalise over them.
   std::map<std::string, std::vector<int64_t>> also_failing, also_passing;
   std::vector<std::string> patterns;  // "C odd (9, 15, 129)", "M a multiple of 4 (4, 8, 128)"
-  std::string description;          // one line: the op, the backend, the boundary, the patterns
+  std::string description;            // one line: the op, the backend, the boundary, the patterns
   std::string measured;
   std::vector<int> cases;  // the drawn cases this finding explains (first: the one reduced)
   int reduce_runs = 0;

@@ -1,11 +1,11 @@
 #include "hunt/op_space.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "probe/input_plan.h"
 
@@ -19,8 +19,9 @@ constexpr int64_t kBig = std::numeric_limits<int64_t>::max();  // "to the end", 
 
 // Sizes where kernels change path: 1, powers of two and their neighbours, vector widths (4), the
 // common workgroup sizes (64, 128, 256).
-const std::vector<int64_t> kSizes = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129};
-const std::vector<int64_t> kChannels = {1,  2,  3,  4,  7,  8,  9,   15,  16,  17,  31,  32,
+const std::vector<int64_t> kSizes = {1,  2,  3,  4,  5,  7,  8,  9,   15,  16,
+                                     17, 31, 32, 33, 63, 64, 65, 127, 128, 129};
+const std::vector<int64_t> kChannels = {1,  2,  3,  4,  7,  8,   9,   15,  16,  17,  31,  32,
                                         33, 63, 64, 65, 96, 127, 128, 129, 192, 255, 256, 257};
 const std::vector<int64_t> kSmall = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17};
 const std::vector<int64_t> kSwitch = {0, 1};
@@ -66,7 +67,8 @@ OpSpace conv(int rank) {
   OpSpace s;
   s.name = rank == 1 ? "Conv1D" : "Conv2D";
   s.op_type = "Conv";
-  s.summary = fmt::format("{}-D convolution: channels, length, kernel, pads, strides, dilations, groups, bias", rank);
+  s.summary =
+      fmt::format("{}-D convolution: channels, length, kernel, pads, strides, dilations, groups, bias", rank);
   const std::vector<int64_t>& lengths = rank == 1 ? kSizes : kSmall;
   s.params = {{"N", "batch", {1, 2}, 1, 3},
               {"C", "input channels", kChannels, 1, 257},
@@ -129,9 +131,10 @@ OpSpace conv_transpose_1d() {
     op.inputs.push_back(data("x", {1, c, l}));
     PARITY_ASSIGN_OR_RETURN(wi, weight("w", {c, m / g, k}, seed, -0.5, 0.5));
     op.inputs.push_back(std::move(wi));
-    op.attributes = {{"kernel_shape", model::ints_attribute({k})}, {"pads", model::ints_attribute({pad, pad})},
-                     {"strides", model::ints_attribute({stride})},  {"dilations", model::ints_attribute({dil})},
-                     {"group", model::int_attribute(g)},            {"output_padding", model::ints_attribute({opad})}};
+    op.attributes = {
+        {"kernel_shape", model::ints_attribute({k})}, {"pads", model::ints_attribute({pad, pad})},
+        {"strides", model::ints_attribute({stride})}, {"dilations", model::ints_attribute({dil})},
+        {"group", model::int_attribute(g)},           {"output_padding", model::ints_attribute({opad})}};
     return op;
   };
   return s;
@@ -169,7 +172,9 @@ OpSpace dequantize_linear() {
   OpSpace s;
   s.name = "DequantizeLinear";
   s.op_type = "DequantizeLinear";
-  s.summary = "DequantizeLinear (opset 21): per-tensor, per-axis and blocked scales, rank 1-2, int8/uint8, zero points";
+  s.summary =
+      "DequantizeLinear (opset 21): per-tensor, per-axis and blocked scales, rank 1-2, int8/uint8, zero "
+      "points";
   s.params = {{"R", "rank", {1, 2}, 1, 2},
               {"L", "length of the quantized axis", kSizes, 1, 129},
               {"O", "length of the other axis", {1, 2, 3, 4}, 1, 5},
@@ -294,8 +299,11 @@ OpSpace softmax() {
   s.op_type = "Softmax";
   s.summary = "Softmax / LogSoftmax: rank, axis (negative too), reduced length up to 1025";
   s.params = {{"R", "rank", {1, 2, 3, 4}, 1, 4},
-              {"D", "length of the axis", {1, 2, 3, 4, 7, 8, 9, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025},
-               1, 1100},
+              {"D",
+               "length of the axis",
+               {1, 2, 3, 4, 7, 8, 9, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025},
+               1,
+               1100},
               {"O", "length of the other axes", {1, 2, 3, 5}, 1, 6},
               {"axis", "axis", {-1, 0, 1, -2}, -4, 3},
               {"log", "LogSoftmax", kSwitch, 0, 1}};
@@ -431,22 +439,28 @@ OpSpace resize() {
   s.name = "Resize";
   s.op_type = "Resize";
   s.summary = "Resize 2-D (opset 13): nearest/linear/cubic, coordinate modes, rounding, up- and downscaling";
-  s.params = {{"mode", "mode (0 nearest, 1 linear, 2 cubic)", {0, 1, 2}, 0, 2},
-              {"coord", "coordinate transformation (0 half_pixel, 1 asymmetric, 2 align_corners, 3 pytorch_half_pixel)",
-               {0, 1, 2, 3}, 0, 3},
-              {"round", "nearest rounding (0 prefer_floor, 1 prefer_ceil, 2 floor, 3 ceil)", {0, 1, 2, 3}, 0, 3},
-              {"H", "input height", {1, 2, 3, 4, 5, 7, 8, 16}, 1, 17},
-              {"W", "input width", {1, 2, 3, 4, 5, 7, 8, 16, 17, 33}, 1, 40},
-              {"OH", "output height", {1, 2, 3, 4, 6, 8, 9, 16, 32}, 1, 40},
-              {"OW", "output width", {1, 2, 3, 4, 6, 8, 9, 16, 32, 33, 64, 65}, 1, 70}};
+  s.params = {
+      {"mode", "mode (0 nearest, 1 linear, 2 cubic)", {0, 1, 2}, 0, 2},
+      {"coord",
+       "coordinate transformation (0 half_pixel, 1 asymmetric, 2 align_corners, 3 pytorch_half_pixel)",
+       {0, 1, 2, 3},
+       0,
+       3},
+      {"round", "nearest rounding (0 prefer_floor, 1 prefer_ceil, 2 floor, 3 ceil)", {0, 1, 2, 3}, 0, 3},
+      {"H", "input height", {1, 2, 3, 4, 5, 7, 8, 16}, 1, 17},
+      {"W", "input width", {1, 2, 3, 4, 5, 7, 8, 16, 17, 33}, 1, 40},
+      {"OH", "output height", {1, 2, 3, 4, 6, 8, 9, 16, 32}, 1, 40},
+      {"OW", "output width", {1, 2, 3, 4, 6, 8, 9, 16, 32, 33, 64, 65}, 1, 70}};
   s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
     const int64_t mode = at(p, "mode");
     if (mode != 0 && at(p, "round") != 0) return bad_point("nearest rounding on a non-nearest mode");
     OpModel op;
     op.op_type = "Resize";
     op.opset = 13;
-    op.inputs = {data("x", {1, 2, at(p, "H"), at(p, "W")}), {"", DType::float32, {}, std::nullopt, std::nullopt},
-                 {"", DType::float32, {}, std::nullopt, std::nullopt}, int64s("sizes", {1, 2, at(p, "OH"), at(p, "OW")})};
+    op.inputs = {data("x", {1, 2, at(p, "H"), at(p, "W")}),
+                 {"", DType::float32, {}, std::nullopt, std::nullopt},
+                 {"", DType::float32, {}, std::nullopt, std::nullopt},
+                 int64s("sizes", {1, 2, at(p, "OH"), at(p, "OW")})};
     op.attributes = {{"mode", model::text_attribute(kModes[mode])},
                      {"coordinate_transformation_mode", model::text_attribute(kCoords[at(p, "coord")])},
                      {"nearest_mode", model::text_attribute(kNearest[at(p, "round")])}};
@@ -503,13 +517,16 @@ OpSpace gather() {
     if (ir == 0 && n != 1) return bad_point("a scalar index is one index");
     std::vector<int64_t> idx(static_cast<std::size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
-      const auto v = static_cast<int64_t>(((seed >> (i % 32)) + static_cast<uint64_t>(i) * 7) % static_cast<uint64_t>(d));
+      const auto v = static_cast<int64_t>(((seed >> (i % 32)) + static_cast<uint64_t>(i) * 7) %
+                                          static_cast<uint64_t>(d));
       idx[static_cast<std::size_t>(i)] = at(p, "neg") ? v - d : v;
     }
     OpModel op;
     op.op_type = "Gather";
-    op.inputs = {data("x", shape_with_axis(r, axis, d, at(p, "O"))),
-                 int64s("indices", idx, ir == 0 ? Shape{} : ir == 1 ? Shape{n} : Shape{1, n})};
+    op.inputs = {data("x", shape_with_axis(r, axis, d, at(p, "O"))), int64s("indices", idx,
+                                                                            ir == 0   ? Shape{}
+                                                                            : ir == 1 ? Shape{n}
+                                                                                      : Shape{1, n})};
     op.attributes = {{"axis", model::int_attribute(axis)}};
     return op;
   };
@@ -532,7 +549,8 @@ OpSpace cumsum() {
     if (axis < -r || axis >= r) return bad_point("axis outside the rank");
     OpModel op;
     op.op_type = "CumSum";
-    op.inputs = {data("x", shape_with_axis(r, axis, at(p, "D"), at(p, "O"))), int64s("axis", {axis}, Shape{})};
+    op.inputs = {data("x", shape_with_axis(r, axis, at(p, "D"), at(p, "O"))),
+                 int64s("axis", {axis}, Shape{})};
     op.attributes = {{"exclusive", model::int_attribute(at(p, "excl"))},
                      {"reverse", model::int_attribute(at(p, "rev"))}};
     return op;
@@ -545,13 +563,14 @@ OpSpace layer_norm() {
   s.name = "LayerNormalization";
   s.op_type = "LayerNormalization";
   s.summary = "LayerNormalization: rank, axis (negative too), normalized length, bias, epsilon";
-  s.params = {{"R", "rank", {2, 3, 4}, 1, 4},
-              // No 2: two values normalize to +-d/sqrt(d^2 + eps), as ill-conditioned as d is small, so
-              // the CPU and a GPU differ legitimately where nearly equal pairs are drawn.
-              {"D", "normalized length", {1, 3, 4, 7, 8, 9, 31, 32, 33, 63, 64, 65, 255, 256, 257, 768, 769}, 1, 800},
-              {"O", "length of the other axes", {1, 2, 3}, 1, 4},
-              {"axis", "axis", {-1, 1, 2, -2}, -4, 3},
-              {"bias", "bias input", kSwitch, 0, 1}};
+  s.params = {
+      {"R", "rank", {2, 3, 4}, 1, 4},
+      // No 2: two values normalize to +-d/sqrt(d^2 + eps), as ill-conditioned as d is small, so
+      // the CPU and a GPU differ legitimately where nearly equal pairs are drawn.
+      {"D", "normalized length", {1, 3, 4, 7, 8, 9, 31, 32, 33, 63, 64, 65, 255, 256, 257, 768, 769}, 1, 800},
+      {"O", "length of the other axes", {1, 2, 3}, 1, 4},
+      {"axis", "axis", {-1, 1, 2, -2}, -4, 3},
+      {"bias", "bias input", kSwitch, 0, 1}};
   s.build = [](const Point& p, uint64_t seed) -> Result<OpModel> {
     const int64_t r = at(p, "R"), axis = at(p, "axis"), d = at(p, "D");
     if (axis < -r || axis >= r) return bad_point("axis outside the rank");
@@ -585,7 +604,11 @@ OpSpace binary() {
               {"R", "rank of A", {1, 2, 3, 4}, 1, 4},
               {"D", "length of A's last axis", kSizes, 1, 129},
               {"O", "length of A's other axes", {1, 2, 3, 4}, 1, 5},
-              {"bshape", "B's shape (0 same, 1 scalar, 2 last axis, 3 first axis 1, 4 rank+1)", {0, 1, 2, 3, 4}, 0, 4}};
+              {"bshape",
+               "B's shape (0 same, 1 scalar, 2 last axis, 3 first axis 1, 4 rank+1)",
+               {0, 1, 2, 3, 4},
+               0,
+               4}};
   s.build = [](const Point& p, uint64_t seed) -> Result<OpModel> {
     const int64_t r = at(p, "R"), bs = at(p, "bshape");
     Shape a(static_cast<std::size_t>(r), at(p, "O"));
@@ -612,18 +635,23 @@ OpSpace unary() {
     const char* op;
     double lo, hi;  // the domain at magnitude 1 (scaled by `mag`)
   };
-  static const Unary kOps[] = {{"Sigmoid", -1, 1},  {"Tanh", -1, 1},       {"Erf", -1, 1},      {"Exp", -1, 1},
-                               {"Log", 0.01, 1},    {"Sqrt", 0, 1},        {"Reciprocal", 0.1, 1}, {"Softplus", -1, 1},
-                               {"HardSigmoid", -1, 1}, {"HardSwish", -1, 1}, {"Elu", -1, 1},     {"Selu", -1, 1},
-                               {"LeakyRelu", -1, 1}, {"Abs", -1, 1},      {"Neg", -1, 1},      {"Sin", -1, 1},
-                               {"Cos", -1, 1},      {"Atan", -1, 1},       {"Sign", -1, 1},     {"Relu", -1, 1}};
+  static const Unary kOps[] = {
+      {"Sigmoid", -1, 1},     {"Tanh", -1, 1},      {"Erf", -1, 1},         {"Exp", -1, 1},
+      {"Log", 0.01, 1},       {"Sqrt", 0, 1},       {"Reciprocal", 0.1, 1}, {"Softplus", -1, 1},
+      {"HardSigmoid", -1, 1}, {"HardSwish", -1, 1}, {"Elu", -1, 1},         {"Selu", -1, 1},
+      {"LeakyRelu", -1, 1},   {"Abs", -1, 1},       {"Neg", -1, 1},         {"Sin", -1, 1},
+      {"Cos", -1, 1},         {"Atan", -1, 1},      {"Sign", -1, 1},        {"Relu", -1, 1}};
   OpSpace s;
   s.name = "Unary";
   s.op_type = "Sigmoid|Tanh|Erf|Exp|Log|Sqrt|...";
   s.summary = "Elementwise unary ops at growing magnitudes (1 to 1000: where exp-based kernels overflow)";
-  s.params = {{"op", "op (0 Sigmoid, 1 Tanh, 2 Erf, 3 Exp, 4 Log, 5 Sqrt, 6 Reciprocal, 7 Softplus, 8 HardSigmoid, "
-                     "9 HardSwish, 10 Elu, 11 Selu, 12 LeakyRelu, 13 Abs, 14 Neg, 15 Sin, 16 Cos, 17 Atan, 18 Sign, 19 Relu)",
-               {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, 0, 19},
+  s.params = {{"op",
+               "op (0 Sigmoid, 1 Tanh, 2 Erf, 3 Exp, 4 Log, 5 Sqrt, 6 Reciprocal, 7 Softplus, 8 HardSigmoid, "
+               "9 HardSwish, 10 Elu, 11 Selu, 12 LeakyRelu, 13 Abs, 14 Neg, 15 Sin, 16 Cos, 17 Atan, 18 "
+               "Sign, 19 Relu)",
+               {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19},
+               0,
+               19},
               {"mag", "magnitude of the inputs", {1, 10, 50, 100, 1000}, 1, 1000},
               {"D", "length", {1, 3, 4, 5, 64, 65, 257}, 1, 300}};
   s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
@@ -658,7 +686,8 @@ OpSpace top_k() {
     OpModel op;
     op.op_type = "TopK";
     op.inputs = {data("x", shape_with_axis(r, axis, at(p, "D"), at(p, "O"))), int64s("k", {at(p, "k")})};
-    op.attributes = {{"axis", model::int_attribute(axis)}, {"largest", model::int_attribute(at(p, "largest"))},
+    op.attributes = {{"axis", model::int_attribute(axis)},
+                     {"largest", model::int_attribute(at(p, "largest"))},
                      {"sorted", model::int_attribute(at(p, "sorted"))}};
     op.outputs = {"values", "indices"};
     return op;
@@ -670,7 +699,8 @@ OpSpace quantize_linear() {
   OpSpace s;
   s.name = "QuantizeLinear";
   s.op_type = "QuantizeLinear";
-  s.summary = "QuantizeLinear (opset 13): per-tensor and per-axis scales, int8/uint8, zero points, saturation";
+  s.summary =
+      "QuantizeLinear (opset 13): per-tensor and per-axis scales, int8/uint8, zero points, saturation";
   s.params = {{"R", "rank", {1, 2, 3}, 1, 3},
               {"L", "length of the quantized axis", kSizes, 1, 129},
               {"O", "length of the other axes", {1, 2, 3}, 1, 4},
@@ -687,7 +717,8 @@ OpSpace quantize_linear() {
     OpModel op;
     op.op_type = "QuantizeLinear";
     op.opset = 13;
-    op.inputs.push_back(data("x", shape_with_axis(r, axis, l, at(p, "O")), DType::float32, std::pair{-mag, mag}));
+    op.inputs.push_back(
+        data("x", shape_with_axis(r, axis, l, at(p, "O")), DType::float32, std::pair{-mag, mag}));
     const Shape scale = at(p, "perAxis") ? Shape{l} : Shape{};
     PARITY_ASSIGN_OR_RETURN(sc, weight("scale", scale, seed, 0.005, 0.05));
     op.inputs.push_back(std::move(sc));
@@ -744,8 +775,9 @@ OpSpace cast() {
   s.name = "Cast";
   s.op_type = "Cast";
   s.summary = "Cast from float32 to int32/int8/uint8/float16/bool/int64 (truncation toward zero), in range";
-  s.params = {{"to", "target (0 int32, 1 int8, 2 uint8, 3 float16, 4 bool, 5 int64)", {0, 1, 2, 3, 4, 5}, 0, 5},
-              {"D", "length", {1, 3, 4, 5, 64, 65, 257}, 1, 300}};
+  s.params = {
+      {"to", "target (0 int32, 1 int8, 2 uint8, 3 float16, 4 bool, 5 int64)", {0, 1, 2, 3, 4, 5}, 0, 5},
+      {"D", "length", {1, 3, 4, 5, 64, 65, 257}, 1, 300}};
   s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
     const To& to = kTo[at(p, "to")];
     OpModel op;
@@ -770,7 +802,8 @@ OpSpace instance_norm() {
     const int64_t c = at(p, "C");
     // Fewer than 4 values per channel: nearly equal draws make the result ill-conditioned (see
     // LayerNormalization's D), and a CPU/GPU difference there is no bug.
-    if (at(p, "H") * at(p, "W") < 4) return bad_point("too few values per channel for a well-conditioned norm");
+    if (at(p, "H") * at(p, "W") < 4)
+      return bad_point("too few values per channel for a well-conditioned norm");
     OpModel op;
     op.op_type = "InstanceNormalization";
     op.inputs.push_back(data("x", {at(p, "N"), c, at(p, "H"), at(p, "W")}));
@@ -787,7 +820,8 @@ OpSpace gather_elements() {
   OpSpace s;
   s.name = "GatherElements";
   s.op_type = "GatherElements";
-  s.summary = "GatherElements: rank, axis (negative too), index shape smaller than the data, negative indices";
+  s.summary =
+      "GatherElements: rank, axis (negative too), index shape smaller than the data, negative indices";
   s.params = {{"R", "rank", {1, 2, 3}, 1, 3},
               {"D", "length of the axis", {1, 2, 3, 4, 8, 9, 64, 65}, 1, 70},
               {"O", "length of the other axes", {1, 2, 3, 4}, 1, 5},
@@ -829,7 +863,8 @@ OpSpace concat() {
     OpModel op;
     op.op_type = "Concat";
     for (int64_t i = 0; i < at(p, "n"); ++i)
-      op.inputs.push_back(data("x" + std::to_string(i), shape_with_axis(r, axis, i == 0 ? at(p, "A") : at(p, "B"), at(p, "O"))));
+      op.inputs.push_back(data("x" + std::to_string(i),
+                               shape_with_axis(r, axis, i == 0 ? at(p, "A") : at(p, "B"), at(p, "O"))));
     op.attributes = {{"axis", model::int_attribute(axis)}};
     return op;
   };
@@ -904,7 +939,8 @@ OpSpace with_tail(const OpSpace& base) {
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
   // then2 before then1: reduction shrinks parameters in order, and then2 must go first.
   s.params.push_back({"then2", "second op after it (" + names + ")", all, 0, last});
-  s.params.push_back({"then1", "first op after it (" + names + ")", std::vector<int64_t>(all.begin() + 1, all.end()), 0, last});
+  s.params.push_back({"then1", "first op after it (" + names + ")",
+                      std::vector<int64_t>(all.begin() + 1, all.end()), 0, last});
   s.build = [inner = base.build](const Point& p, uint64_t seed) -> Result<OpModel> {
     PARITY_ASSIGN_OR_RETURN(op, inner(p, seed));
     const int64_t t1 = at(p, "then1"), t2 = at(p, "then2");
@@ -913,10 +949,14 @@ OpSpace with_tail(const OpSpace& base) {
       if (t == 0) continue;
       const TailOp& tail = tail_ops()[static_cast<std::size_t>(t)];
       model::OpTail node{tail.op, {}, {}};
-      for (float c : tail.constants) node.constants.push_back({"", DType::float32, {}, Tensor::from_floats({}, std::vector<float>{c}), std::nullopt});
-      if (tail.attribute) node.attributes.push_back({tail.attribute, model::float_attribute(tail.attribute_value)});
+      for (float c : tail.constants)
+        node.constants.push_back(
+            {"", DType::float32, {}, Tensor::from_floats({}, std::vector<float>{c}), std::nullopt});
+      if (tail.attribute)
+        node.attributes.push_back({tail.attribute, model::float_attribute(tail.attribute_value)});
       if (std::string(tail.op) == "Softmax") node.attributes.push_back({"axis", model::int_attribute(-1)});
-      if (std::string(tail.op) == "HardSwish") op.opset = std::max(op.opset, 14);  // HardSwish came in opset 14
+      if (std::string(tail.op) == "HardSwish")
+        op.opset = std::max(op.opset, 14);  // HardSwish came in opset 14
       op.tail.push_back(std::move(node));
     }
     return op;
@@ -927,7 +967,8 @@ OpSpace with_tail(const OpSpace& base) {
 // Every builder first checks the point's values against each parameter's range (and the point
 // names every parameter), so no builder divides by a stride of 0 a neighbour step produced.
 OpSpace range_checked(OpSpace s) {
-  s.build = [inner = std::move(s.build), params = s.params](const Point& p, uint64_t seed) -> Result<OpModel> {
+  s.build = [inner = std::move(s.build), params = s.params](const Point& p,
+                                                            uint64_t seed) -> Result<OpModel> {
     for (const Param& param : params) {
       auto it = p.find(param.name);
       if (it == p.end()) return bad_point("no value for " + param.name);
@@ -943,15 +984,37 @@ OpSpace range_checked(OpSpace s) {
 }
 
 std::vector<OpSpace> make_spaces() {
-  std::vector<OpSpace> spaces = {conv(1),   conv(2),     conv_transpose_1d(), slice(),     dequantize_linear(),
-          matmul(),  gemm(),      softmax(),           reduce(),    pad(),
-          pool(),    resize(),    transpose(),         gather(),    cumsum(),
-          layer_norm(), binary(),      unary(),             top_k(),     quantize_linear(),
-          depth_to_space(), cast(), instance_norm(), gather_elements(), concat(), expand_tile()};
+  std::vector<OpSpace> spaces = {conv(1),
+                                 conv(2),
+                                 conv_transpose_1d(),
+                                 slice(),
+                                 dequantize_linear(),
+                                 matmul(),
+                                 gemm(),
+                                 softmax(),
+                                 reduce(),
+                                 pad(),
+                                 pool(),
+                                 resize(),
+                                 transpose(),
+                                 gather(),
+                                 cumsum(),
+                                 layer_norm(),
+                                 binary(),
+                                 unary(),
+                                 top_k(),
+                                 quantize_linear(),
+                                 depth_to_space(),
+                                 cast(),
+                                 instance_norm(),
+                                 gather_elements(),
+                                 concat(),
+                                 expand_tile()};
   const std::size_t bases = spaces.size();
   // Chains after every op whose first output is float (QuantizeLinear's and Cast's are mostly not).
   for (std::size_t i = 0; i < bases; ++i)
-    if (spaces[i].name != "QuantizeLinear" && spaces[i].name != "Cast") spaces.push_back(with_tail(spaces[i]));
+    if (spaces[i].name != "QuantizeLinear" && spaces[i].name != "Cast")
+      spaces.push_back(with_tail(spaces[i]));
   for (auto& s : spaces) s = range_checked(std::move(s));
   return spaces;
 }

@@ -155,7 +155,8 @@ Result<std::string> op_model_bytes(const OpModel& op) {
 
 std::vector<std::string> op_node_names(const OpModel& op) {
   std::vector<std::string> names{op.op_type + "_0"};
-  for (std::size_t k = 0; k < op.tail.size(); ++k) names.push_back(op.tail[k].op_type + "_" + std::to_string(k + 1));
+  for (std::size_t k = 0; k < op.tail.size(); ++k)
+    names.push_back(op.tail[k].op_type + "_" + std::to_string(k + 1));
   return names;
 }
 

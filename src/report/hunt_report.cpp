@@ -56,7 +56,8 @@ std::string targets_text(const hunt::HuntReport& r) {
   std::string targets;
   for (const auto& t : r.targets)
     targets += fmt::format("{}{} (ORT {}{}{})", targets.empty() ? "" : ", ", t.label,
-                           t.runtime_version.empty() ? "?" : t.runtime_version, t.adapter.empty() ? "" : ", ", t.adapter);
+                           t.runtime_version.empty() ? "?" : t.runtime_version, t.adapter.empty() ? "" : ", ",
+                           t.adapter);
   return targets;
 }
 
@@ -84,8 +85,9 @@ std::string hunt_text(const hunt::HuntReport& r) {
   s += r.findings.empty() ? "\n" : ":\n";
   for (const auto& f : r.findings) {
     s += fmt::format("  {} [{}] {}\n", f.id, hunt::state_name(f.state), f.description);
-    s += fmt::format("    measured: {}; explains {} case{}; reduced in {} runs{}\n", f.measured, f.cases.size(),
-                     f.cases.size() == 1 ? "" : "s", f.reduce_runs, f.folder ? "; folder " + f.folder->string() : "");
+    s += fmt::format("    measured: {}; explains {} case{}; reduced in {} runs{}\n", f.measured,
+                     f.cases.size(), f.cases.size() == 1 ? "" : "s", f.reduce_runs,
+                     f.folder ? "; folder " + f.folder->string() : "");
   }
   s += fmt::format("wall {}\n", ms_text(r.wall_s * 1000));
   return s;
@@ -94,40 +96,48 @@ std::string hunt_text(const hunt::HuntReport& r) {
 Document hunt_document(const hunt::HuntReport& r) {
   Document doc;
   doc.title = "parity hunt";
-  doc.subtitle = fmt::format("seed {}, cases {}..{}, against {}, on {}; {} finding{}, wall {}", r.seed, r.first_case,
-                             r.first_case + r.cases_planned - 1, r.reference, targets_text(r), r.findings.size(),
-                             r.findings.size() == 1 ? "" : "s", ms_text(r.wall_s * 1000));
-  Table spaces{"spaces", {"space", "cases", "match", "wrong", "failed", "on CPU fallback", "not runnable"}, {}};
+  doc.subtitle = fmt::format("seed {}, cases {}..{}, against {}, on {}; {} finding{}, wall {}", r.seed,
+                             r.first_case, r.first_case + r.cases_planned - 1, r.reference, targets_text(r),
+                             r.findings.size(), r.findings.size() == 1 ? "" : "s", ms_text(r.wall_s * 1000));
+  Table spaces{
+      "spaces", {"space", "cases", "match", "wrong", "failed", "on CPU fallback", "not runnable"}, {}};
   for (const auto& n : space_counts(r))
-    spaces.rows.push_back(Row{{Cell{n.space}, Cell{std::to_string(n.cases)},
-                               Cell{std::to_string(n.match), n.match ? "match" : ""},
-                               Cell{std::to_string(n.mismatch), n.mismatch ? "mismatch" : ""},
-                               Cell{std::to_string(n.error), n.error ? "error" : ""}, Cell{std::to_string(n.fallback)},
-                               Cell{std::to_string(n.invalid)}},
-                              {{"space", n.space}},
-                              true});
+    spaces.rows.push_back(Row{
+        {Cell{n.space}, Cell{std::to_string(n.cases)}, Cell{std::to_string(n.match), n.match ? "match" : ""},
+         Cell{std::to_string(n.mismatch), n.mismatch ? "mismatch" : ""},
+         Cell{std::to_string(n.error), n.error ? "error" : ""}, Cell{std::to_string(n.fallback)},
+         Cell{std::to_string(n.invalid)}},
+        {{"space", n.space}},
+        true});
   Section summary{"Cases by space", {}, {spaces}};
   if (r.budget_spent)
-    summary.blocks.push_back(Paragraph{fmt::format("time budget spent: {} of {} cases ran", r.cases.size(), r.cases_planned),
-                                       "note"});
+    summary.blocks.push_back(Paragraph{
+        fmt::format("time budget spent: {} of {} cases ran", r.cases.size(), r.cases_planned), "note"});
   doc.sections.push_back(std::move(summary));
-  if (r.findings.empty()) doc.sections.push_back(Section{"Findings", {}, {Paragraph{"no finding: every runnable case matched"}}});
+  if (r.findings.empty())
+    doc.sections.push_back(Section{"Findings", {}, {Paragraph{"no finding: every runnable case matched"}}});
   for (const auto& f : r.findings) {
     Section s{f.id, {{"finding", f.id}, {"state", hunt::state_name(f.state)}}, {}};
     s.blocks.push_back(Paragraph{f.description});
-    s.blocks.push_back(Table{"facts",
-                             {},
-                             {Row{{Cell{"op"}, Cell{f.op_type + " (space " + f.space + ")"}}, {}, true},
-                              Row{{Cell{"backend"}, Cell{f.target}}, {}, true},
-                              Row{{Cell{"outcome"}, Cell{hunt::state_name(f.state), f.state == hunt::CaseState::error ? "error" : "mismatch", f.measured}}, {}, true},
-                              Row{{Cell{"reduced point"}, Cell{hunt::point_text(f.point)}}, {}, true},
-                              Row{{Cell{"cases explained"}, Cell{fmt::format("{}", fmt::join(f.cases, ", "))}}, {}, true},
-                              Row{{Cell{"runs to reduce"}, Cell{std::to_string(f.reduce_runs)}}, {}, true}}});
-    Table bounds{"boundary", {"parameter", "meaning", "value", "neighbours failing too", "neighbours passing"}, {}};
+    s.blocks.push_back(Table{
+        "facts",
+        {},
+        {Row{{Cell{"op"}, Cell{f.op_type + " (space " + f.space + ")"}}, {}, true},
+         Row{{Cell{"backend"}, Cell{f.target}}, {}, true},
+         Row{{Cell{"outcome"}, Cell{hunt::state_name(f.state),
+                                    f.state == hunt::CaseState::error ? "error" : "mismatch", f.measured}},
+             {},
+             true},
+         Row{{Cell{"reduced point"}, Cell{hunt::point_text(f.point)}}, {}, true},
+         Row{{Cell{"cases explained"}, Cell{fmt::format("{}", fmt::join(f.cases, ", "))}}, {}, true},
+         Row{{Cell{"runs to reduce"}, Cell{std::to_string(f.reduce_runs)}}, {}, true}}});
+    Table bounds{
+        "boundary", {"parameter", "meaning", "value", "neighbours failing too", "neighbours passing"}, {}};
     for (const auto& b : f.boundaries)
-      bounds.rows.push_back(Row{{Cell{b.param}, Cell{b.meaning}, Cell{hunt::point_text({{"", b.value}}).substr(1), "mismatch"},
-                                 Cell{values_list(b.failing)}, Cell{values_list(b.passing), b.passing.empty() ? "" : "match"}},
-                                {{"param", b.param}, {"essential", b.passing.empty() ? "no" : "yes"}}});
+      bounds.rows.push_back(
+          Row{{Cell{b.param}, Cell{b.meaning}, Cell{hunt::point_text({{"", b.value}}).substr(1), "mismatch"},
+               Cell{values_list(b.failing)}, Cell{values_list(b.passing), b.passing.empty() ? "" : "match"}},
+              {{"param", b.param}, {"essential", b.passing.empty() ? "no" : "yes"}}});
     s.blocks.push_back(std::move(bounds));
     if (!f.patterns.empty()) s.blocks.push_back(BulletList{f.patterns});
     if (f.folder) s.blocks.push_back(Commands{{"parity verify " + f.folder->string()}});
@@ -139,7 +149,8 @@ Document hunt_document(const hunt::HuntReport& r) {
 json hunt_to_json(const hunt::HuntReport& r) {
   json targets = json::array();
   for (const auto& t : r.targets)
-    targets.push_back({{"label", t.label}, {"ep", t.ep}, {"runtime_version", t.runtime_version}, {"adapter", t.adapter}});
+    targets.push_back(
+        {{"label", t.label}, {"ep", t.ep}, {"runtime_version", t.runtime_version}, {"adapter", t.adapter}});
   json cases = json::array();
   for (const auto& c : r.cases) {
     json runs = json::array();

@@ -97,8 +97,9 @@ TEST(HuntPlan, ACaseIsAPureFunctionOfSeedAndIndex) {
 TEST(HuntCli, TheReferenceAgainstItselfFindsNothing) {
   testing::TempDir dir;
   const auto journal = dir.path() / "hunt.jsonl";
-  const auto r = testing::run_parity({"hunt", "--backends", "same=cpu", "--cases", "60", "--seed", "11", "-j", "2",
-                                      "--journal", journal.string(), "--json", (dir.path() / "h.json").string()});
+  const auto r =
+      testing::run_parity({"hunt", "--backends", "same=cpu", "--cases", "60", "--seed", "11", "-j", "2",
+                           "--journal", journal.string(), "--json", (dir.path() / "h.json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json j = read_json(dir.path() / "h.json");
   ASSERT_EQ(j.value("schema", ""), kHuntSchema);
@@ -114,8 +115,9 @@ TEST(HuntCli, TheReferenceAgainstItselfFindsNothing) {
   EXPECT_EQ(j["cases"].size(), 60u);
   EXPECT_LT(invalid, 15) << "most drawn cases must be runnable";
   // Resuming: the 60 journalled cases are read back, only the 5 new ones run.
-  const auto again = testing::run_parity({"hunt", "--backends", "same=cpu", "--cases", "65", "--seed", "11",
-                                          "--journal", journal.string(), "--json", (dir.path() / "h2.json").string()});
+  const auto again =
+      testing::run_parity({"hunt", "--backends", "same=cpu", "--cases", "65", "--seed", "11", "--journal",
+                           journal.string(), "--json", (dir.path() / "h2.json").string()});
   ASSERT_EQ(again.exit_code, 0) << again.output;
   const json k = read_json(dir.path() / "h2.json");
   EXPECT_EQ(k["resumed"], 60);
@@ -133,9 +135,9 @@ TEST(HuntCli, ASeededHuntRediscoversTheKnownWebgpuMiscomputes) {
   PARITY_REQUIRE("webgpu-adapter");
   testing::TempDir dir;
   const auto out = dir.path() / "findings";
-  const auto r = testing::run_parity({"hunt", "--backends", "webgpu", "--ops", "DequantizeLinear,Slice,Conv1D",
-                                      "--cases", "150", "--seed", "1", "-j", "2", "--out", out.string(), "--json",
-                                      (dir.path() / "h.json").string()});
+  const auto r = testing::run_parity(
+      {"hunt", "--backends", "webgpu", "--ops", "DequantizeLinear,Slice,Conv1D", "--cases", "150", "--seed",
+       "1", "-j", "2", "--out", out.string(), "--json", (dir.path() / "h.json").string()});
   ASSERT_EQ(r.exit_code, 1) << r.output;
   const json j = read_json(dir.path() / "h.json");
   bool dq = false, slice = false, conv = false;

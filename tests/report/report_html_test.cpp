@@ -327,8 +327,8 @@ TEST(ReportHtml, TheHuntPageShowsTheSpacesAndEachFindingsBoundary) {
   PARITY_REQUIRE("webgpu-adapter");
   PARITY_REQUIRE("chromium");
   TempDir dir;
-  const auto r = run_parity({"hunt", "--backends", "webgpu", "--ops", "DequantizeLinear", "--cases", "12", "--seed",
-                             "1", "-j", "2", "--out", (dir / "findings").string(), "--html",
+  const auto r = run_parity({"hunt", "--backends", "webgpu", "--ops", "DequantizeLinear", "--cases", "12",
+                             "--seed", "1", "-j", "2", "--out", (dir / "findings").string(), "--html",
                              (dir / "hunt.html").string(), "--markdown", (dir / "hunt.md").string(), "-q"});
   ASSERT_EQ(r.exit_code, 1) << r.output;
   const Rendered page = render(dir / "hunt.html", R"({
