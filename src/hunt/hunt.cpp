@@ -361,7 +361,9 @@ std::string describe(const Finding& f) {
     e += ", " + values_text(b.passing) + (b.passing.size() == 1 ? " passes" : " pass");
     edges += (edges.empty() ? "" : "; ") + e;
   }
-  s += edges.empty() ? "; every neighbour tried fails too" : ": " + edges;
+  const bool tried = std::any_of(f.boundaries.begin(), f.boundaries.end(),
+                                 [](const Boundary& b) { return !b.failing.empty() || !b.passing.empty(); });
+  s += !edges.empty() ? ": " + edges : tried ? "; every neighbour tried fails too" : "; no neighbour tried";
   if (!f.patterns.empty())
     s += fmt::format(". Across its {} case{}: {}", f.cases.size(), f.cases.size() == 1 ? "" : "s",
                      fmt::join(f.patterns, "; "));
@@ -606,7 +608,7 @@ void Hunter::reduce_all(HuntReport& report) {
     f.description = describe(f);
     std::string id = slug(f.target + "-" + f.space);
     for (const auto& b : f.boundaries)
-      if (!b.passing.empty()) id += "-" + slug(b.param + point_text({{"", b.value}}).substr(1));
+      if (!b.passing.empty()) id += "-" + slug(b.param + "=" + point_text({{"", b.value}}).substr(1));
     if (id.size() > 60) id.resize(60);
     for (int n = 2; ids.count(id); ++n) id = slug(f.target + "-" + f.space) + "-" + std::to_string(n);
     ids.insert(id);

@@ -94,6 +94,27 @@ std::vector<Match> slice_negative_step(const GraphFacts& f) {
   return out;
 }
 
+// Found by parity hunt (docs/hunt.md): after a Conv, an activation and then a second one from
+// these pairs come out wrong on the WebGPU EP, while the Conv with one activation is right.
+std::vector<Match> conv_two_activations(const GraphFacts& f) {
+  static const std::set<std::pair<std::string_view, std::string_view>> kFailing = {
+      {"Relu", "Sigmoid"}, {"Relu", "Tanh"},      {"Relu", "HardSwish"}, {"Relu", "Erf"},
+      {"Sigmoid", "Relu"}, {"Sigmoid", "Sigmoid"}, {"Sigmoid", "LeakyRelu"}, {"Tanh", "Relu"},
+      {"Tanh", "Sigmoid"}, {"Tanh", "LeakyRelu"}, {"Erf", "Relu"},       {"Erf", "Sigmoid"},
+      {"Erf", "LeakyRelu"}};
+  std::vector<Match> out;
+  for (const FactNode& second : all_nodes(f)) {
+    if (second.inputs.empty()) continue;
+    const FactNode* first = f.producer(second.input(0));
+    if (!first || first->inputs.empty() || !kFailing.count({first->op_type, second.op_type})) continue;
+    const FactNode* conv = f.producer(first->input(0));
+    if (!conv || !is_op(*conv, "Conv")) continue;
+    out.push_back({{conv->name, first->name, second.name},
+                   fmt::format("Conv {} -> {} -> {}", conv->name, first->op_type, second.op_type)});
+  }
+  return out;
+}
+
 std::vector<Match> conv_no_kernel_shape(const GraphFacts& f) {
   std::vector<Match> out;
   for (const FactNode& n : all_nodes(f))
@@ -243,6 +264,17 @@ const std::vector<Rule>& rules() {
        "--fix slice-negative-step slices forward to the start first, then reverses from -1 (WebGPU EP paths)",
        "webgpu-slice-negative-step",
        slice_negative_step},
+      {"conv-two-activations",
+       Severity::error,
+       "Conv followed by two activations",
+       {"webgpu", "web-webgpu", "web-jsep"},
+       "a Conv followed by Relu and then Sigmoid, Tanh, HardSwish or Erf (or by Sigmoid, Tanh or Erf and then "
+       "Relu, Sigmoid or LeakyRelu) comes out wrong on every WebGPU path (native 1.30.0, onnxruntime-web 1.22.0 "
+       "and 1.30.0, JSEP too; cosine 0.3-0.8), even a 1x1 Conv of one channel; the same Conv with one "
+       "activation is right. Found by parity hunt",
+       "run the two activations on another backend, or check the output with parity probe before trusting it",
+       "webgpu-conv-two-activations",
+       conv_two_activations},
       {"conv-no-kernel-shape",
        Severity::error,
        "Conv without kernel_shape",

@@ -45,6 +45,9 @@ const RuleCase kCases[] = {
     {"maxpool-indices", "findings:webgpu-test_maxpool_with_argmax_2d_precomputed_pads", "lint_maxpool_plain",
      "the Indices output"},
     {"dft-accuracy", "findings:webgpu-test_dft", "lint_sorted", "DFT"},
+    // Found by parity hunt: its finding folder's one Conv -> Relu -> Tanh chain.
+    {"conv-two-activations", "findings:webgpu-conv-two-activations", "lint_conv_kernel_shape",
+     "Conv Conv_0 -> Relu -> Tanh"},
 };
 
 const LintHit* hit_of(const LintReport& r, const std::string& rule) {
