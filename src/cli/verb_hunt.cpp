@@ -107,8 +107,10 @@ void declare_hunt(CLI::App& cmd, HuntArgs& a) {
   cmd.footer(
       "Draws CASES points from op spaces (an op with its shape and attribute parameters, sampled where "
       "kernels change path: around powers of two, vector and workgroup widths, negative axes and steps), "
-      "builds each as a one-node model, runs it on the reference and every backend and judges the outputs "
-      "by probe's rule. Each failure is reduced (parameters shrunk while it still fails, then every "
+      "builds each as a one-node model (SPACE+: the op and up to two shape-keeping ops after it, where "
+      "fused kernels show), runs it on the reference and every backend and judges the outputs by probe's "
+      "rule (a node the backend leaves to its CPU fallback is not judged). Each failure is reduced "
+      "(parameters shrunk while it still fails, then every "
       "parameter's neighbours tried, so the finding states its boundary: 'C=129 fails, 128 and 130 pass'), "
       "clustered (one bug, one finding) and, with --out, written as a finding folder that parity verify, "
       "parity findings verify and parity lint read.\n"
