@@ -600,7 +600,8 @@ void Hunter::reduce_all(HuntReport& report) {
   for (std::size_t k = 0; k < report.findings.size(); ++k) {
     Finding& f = report.findings[k];
     f.op_type = find_space(f.space)->op_type;
-    if (auto reduced = find_space(f.space)->build(f.point, f.seed); reduced.ok()) f.op_type = reduced->op_type;
+    if (auto reduced = find_space(f.space)->build(f.point, f.seed); reduced.ok())
+      f.op_type = reduced->op_type;
     // The folder holds the run whose data it has: the reduced point's own, unless that one did not
     // fail again on its last run (then the last point that did).
     const auto reduced_op = find_space(f.space)->build(lasts[k].point, f.seed);
