@@ -425,7 +425,9 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
   for (const Param& param : space.params) {
     std::vector<int64_t> smaller;
     const int64_t v = f.point[param.name];
-    for (int64_t b : param.boundary)
+    std::vector<int64_t> candidates = param.boundary;
+    candidates.push_back(param.lo);  // the range's floor too: `then1` shrinks to 0, no chain
+    for (int64_t b : candidates)
       if (std::llabs(b) < std::llabs(v) && std::find(smaller.begin(), smaller.end(), b) == smaller.end())
         smaller.push_back(b);
     std::sort(smaller.begin(), smaller.end(),
@@ -455,6 +457,15 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
     f.boundaries.push_back(std::move(b));
   }
   fails(f.point);  // `last` holds the reduced point's own run, for the repro folder
+  // A chain that fails with its op alone is that op's finding: filed under the op's own space, so it
+  // clusters with the same bug drawn without a chain.
+  if (f.space.ends_with('+') && f.point["then1"] == 0 && f.point["then2"] == 0) {
+    f.space.pop_back();
+    f.point.erase("then1");
+    f.point.erase("then2");
+    std::erase_if(f.boundaries, [](const Boundary& b) { return b.param == "then1" || b.param == "then2"; });
+    last.point = f.point;
+  }
   return f;
 }
 

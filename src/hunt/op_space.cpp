@@ -903,6 +903,151 @@ OpSpace expand_tile() {
   return s;
 }
 
+OpSpace arg_max() {
+  OpSpace s;
+  s.name = "ArgMax";
+  s.op_type = "ArgMax|ArgMin";
+  s.summary =
+      "ArgMax / ArgMin: rank, axis (negative too), keepdims, select_last_index, lengths past a workgroup";
+  s.params = {{"min", "ArgMin (else ArgMax)", kSwitch, 0, 1},
+              {"R", "rank", {1, 2, 3}, 1, 3},
+              {"D", "length of the axis", {1, 2, 3, 4, 7, 8, 9, 63, 64, 65, 255, 256, 257}, 1, 300},
+              {"O", "length of the other axes", {1, 2, 3}, 1, 4},
+              {"axis", "axis", {0, -1, 1}, -3, 2},
+              {"keep", "keepdims", kSwitch, 0, 1},
+              {"last", "select_last_index", kSwitch, 0, 1}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    const int64_t r = at(p, "R"), axis = at(p, "axis");
+    if (axis < -r || axis >= r) return bad_point("axis outside the rank");
+    OpModel op;
+    op.op_type = at(p, "min") ? "ArgMin" : "ArgMax";
+    op.inputs.push_back(data("x", shape_with_axis(r, axis, at(p, "D"), at(p, "O"))));
+    op.attributes = {{"axis", model::int_attribute(axis)},
+                     {"keepdims", model::int_attribute(at(p, "keep"))},
+                     {"select_last_index", model::int_attribute(at(p, "last"))}};
+    return op;
+  };
+  return s;
+}
+
+OpSpace split() {
+  OpSpace s;
+  s.name = "Split";
+  s.op_type = "Split";
+  s.summary = "Split (opset 13) into 2-3 parts of given sizes on one axis (negative too)";
+  s.params = {{"R", "rank", {1, 2, 3}, 1, 3},
+              {"A", "size of the first part", {1, 2, 3, 4, 5, 8, 16, 17}, 1, 20},
+              {"B", "size of the other parts", {1, 2, 3, 4, 5, 8, 16, 17}, 1, 20},
+              {"n", "parts", {2, 3}, 2, 3},
+              {"O", "length of the other axes", {1, 2, 3, 4}, 1, 5},
+              {"axis", "axis", {0, -1, 1}, -3, 2}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    const int64_t r = at(p, "R"), axis = at(p, "axis"), n = at(p, "n");
+    if (axis < -r || axis >= r) return bad_point("axis outside the rank");
+    std::vector<int64_t> sizes{at(p, "A")};
+    for (int64_t i = 1; i < n; ++i) sizes.push_back(at(p, "B"));
+    int64_t total = 0;
+    for (int64_t v : sizes) total += v;
+    OpModel op;
+    op.op_type = "Split";
+    op.opset = 13;
+    op.inputs = {data("x", shape_with_axis(r, axis, total, at(p, "O"))), int64s("split", sizes)};
+    op.attributes = {{"axis", model::int_attribute(axis)}};
+    op.outputs.clear();
+    for (int64_t i = 0; i < n; ++i) op.outputs.push_back("y" + std::to_string(i));
+    return op;
+  };
+  return s;
+}
+
+OpSpace where_clip() {
+  OpSpace s;
+  s.name = "WhereClip";
+  s.op_type = "Where|Clip";
+  s.summary = "Where with a broadcast condition, Clip with either bound missing";
+  s.params = {
+      {"clip", "Clip (else Where)", kSwitch, 0, 1},
+      {"R", "rank", {1, 2, 3, 4}, 1, 4},
+      {"D", "length of the last axis", kSizes, 1, 129},
+      {"O", "length of the other axes", {1, 2, 3}, 1, 4},
+      {"bc",
+       "Where: condition shape (0 same, 1 last axis only, 2 scalar); Clip: bounds (0 both, 1 min, 2 max)",
+       {0, 1, 2},
+       0,
+       2}};
+  s.build = [](const Point& p, uint64_t seed) -> Result<OpModel> {
+    Shape x(static_cast<std::size_t>(at(p, "R")), at(p, "O"));
+    x.back() = at(p, "D");
+    const int64_t bc = at(p, "bc");
+    OpModel op;
+    if (at(p, "clip")) {
+      auto scalar = [](const char* name, float v) {
+        return OpInput{
+            name, DType::float32, {}, Tensor::from_floats({}, std::vector<float>{v}), std::nullopt};
+      };
+      op.op_type = "Clip";
+      op.inputs.push_back(data("x", x));
+      op.inputs.push_back(bc == 2 ? OpInput{"", DType::float32, {}, std::nullopt, std::nullopt}
+                                  : scalar("lo", -0.3f));
+      if (bc != 1) op.inputs.push_back(scalar("hi", 0.4f));
+      return op;
+    }
+    op.op_type = "Where";
+    const Shape cond = bc == 0 ? x : bc == 1 ? Shape{x.back()} : Shape{};
+    op.inputs.push_back(data("c", cond, DType::boolean));
+    op.inputs.push_back(data("a", x));
+    PARITY_ASSIGN_OR_RETURN(b, weight("b", x, seed));
+    op.inputs.push_back(std::move(b));
+    return op;
+  };
+  return s;
+}
+
+OpSpace trilu() {
+  OpSpace s;
+  s.name = "Trilu";
+  s.op_type = "Trilu";
+  s.summary = "Trilu (opset 14): upper or lower, diagonal offset k (negative too), wide and tall matrices";
+  s.params = {{"upper", "upper (else lower)", kSwitch, 0, 1},
+              {"H", "rows", {1, 2, 3, 4, 5, 8, 16, 17}, 1, 20},
+              {"W", "columns", {1, 2, 3, 4, 5, 8, 16, 17}, 1, 20},
+              {"k", "diagonal offset", {0, 1, -1, 2, -2, 5, -5}, -20, 20},
+              {"batch", "leading batch", {1, 2}, 1, 3}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    OpModel op;
+    op.op_type = "Trilu";
+    op.opset = 14;
+    op.inputs = {data("x", {at(p, "batch"), at(p, "H"), at(p, "W")}), int64s("k", {at(p, "k")}, Shape{})};
+    op.attributes = {{"upper", model::int_attribute(at(p, "upper"))}};
+    return op;
+  };
+  return s;
+}
+
+OpSpace pow_space() {
+  OpSpace s;
+  s.name = "Pow";
+  s.op_type = "Pow";
+  s.summary = "Pow of positive bases: integer, half and negative exponents, broadcast exponent";
+  s.params = {{"e2", "exponent x 2", {0, 1, 2, 3, 4, 6, -2, -1, 5}, -6, 8},
+              {"D", "length", {1, 3, 4, 5, 64, 65}, 1, 70},
+              {"bshape", "exponent shape (0 scalar, 1 same as the base)", kSwitch, 0, 1}};
+  s.build = [](const Point& p, uint64_t) -> Result<OpModel> {
+    const Shape x{2, at(p, "D")};
+    const float e = static_cast<float>(at(p, "e2")) / 2;
+    const Shape es = at(p, "bshape") ? x : Shape{};
+    OpModel op;
+    op.op_type = "Pow";
+    op.inputs.push_back(data("x", x, DType::float32, std::pair{0.5, 2.0}));
+    op.inputs.push_back(
+        {"e", DType::float32, es,
+         Tensor::from_floats(es, std::vector<float>(static_cast<std::size_t>(shape_numel(es)), e)),
+         std::nullopt});
+    return op;
+  };
+  return s;
+}
+
 // Shape-keeping ops chained after a space's op: `SPACE+` draws up to two of them, so fused kernels
 // (Conv+Relu, MatMul+Add, ...) and kernels reading their producer's layout are searched too.
 struct TailOp {
@@ -1009,11 +1154,16 @@ std::vector<OpSpace> make_spaces() {
                                  instance_norm(),
                                  gather_elements(),
                                  concat(),
-                                 expand_tile()};
+                                 expand_tile(),
+                                 arg_max(),
+                                 split(),
+                                 where_clip(),
+                                 trilu(),
+                                 pow_space()};
   const std::size_t bases = spaces.size();
-  // Chains after every op whose first output is float (QuantizeLinear's and Cast's are mostly not).
+  // Chains after every op whose first output is float (QuantizeLinear's, Cast's, ArgMax's are not).
   for (std::size_t i = 0; i < bases; ++i)
-    if (spaces[i].name != "QuantizeLinear" && spaces[i].name != "Cast")
+    if (spaces[i].name != "QuantizeLinear" && spaces[i].name != "Cast" && spaces[i].name != "ArgMax")
       spaces.push_back(with_tail(spaces[i]));
   for (auto& s : spaces) s = range_checked(std::move(s));
   return spaces;
