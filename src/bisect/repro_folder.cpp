@@ -24,24 +24,33 @@ nlohmann::json tolerance_json(const Tolerance& t) {
 
 }  // namespace
 
-Status write_repro_folder(const BisectOptions& options, const BisectReport& report, const ReproCase& c,
-                          const fs::path& dir) {
+Status write_test_data_set(const fs::path& dir, const std::string& target_label,
+                           const std::vector<NamedTensor>& inputs, const std::vector<NamedTensor>& expected,
+                           const std::vector<NamedTensor>& observed) {
+  const fs::path set = dir / "test_data_set_0";
   std::error_code ec;
-  fs::create_directories(dir / "test_data_set_0" / options.target.label, ec);
+  fs::create_directories(set / target_label, ec);
   if (ec)
     return make_error(ErrorKind::io, Stage::write_output,
                       "cannot create " + dir.string() + ": " + ec.message());
+  auto write_all = [](const fs::path& folder, const char* stem,
+                      const std::vector<NamedTensor>& tensors) -> Status {
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+      PARITY_TRY(model::write_tensor_proto(folder / (stem + std::to_string(i) + ".pb"), tensors[i]));
+    return ok_status();
+  };
+  PARITY_TRY(write_all(set, "input_", inputs));
+  PARITY_TRY(write_all(set, "output_", expected));
+  return write_all(set / target_label, "output_", observed);
+}
+
+Status write_repro_folder(const BisectOptions& options, const BisectReport& report, const ReproCase& c,
+                          const fs::path& dir) {
+  PARITY_TRY(write_test_data_set(dir, options.target.label, c.inputs, c.expected, c.observed));
+  std::error_code ec;
   fs::copy_file(c.model, dir / "model.onnx", fs::copy_options::overwrite_existing, ec);
   if (ec)
     return make_error(ErrorKind::io, Stage::write_output, "cannot write " + (dir / "model.onnx").string());
-  const fs::path set = dir / "test_data_set_0";
-  for (std::size_t i = 0; i < c.inputs.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(set / ("input_" + std::to_string(i) + ".pb"), c.inputs[i]));
-  for (std::size_t i = 0; i < c.expected.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(set / ("output_" + std::to_string(i) + ".pb"), c.expected[i]));
-  for (std::size_t i = 0; i < c.observed.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(set / options.target.label / ("output_" + std::to_string(i) + ".pb"),
-                                         c.observed[i]));
   const auto& iso = report.isolation;
   const auto& fd = *report.first_divergent;
   const std::string measured = describe_error(iso.metrics, iso.note);

@@ -42,8 +42,7 @@ std::string spaces_text() {
     s += fmt::format("{} ({}): {}\n", space.name, space.op_type, space.summary);
     for (const auto& p : space.params) {
       std::string values;
-      for (int64_t v : p.boundary)
-        values += (values.empty() ? "" : " ") + hunt::point_text({{"", v}}).substr(1);
+      for (int64_t v : p.boundary) values += (values.empty() ? "" : " ") + hunt::value_text(v);
       s += fmt::format("  {:<7} {} [{}..{}; often {}]\n", p.name, p.meaning, p.lo, p.hi, values);
     }
   }

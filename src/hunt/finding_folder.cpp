@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bisect/repro_folder.h"
 #include "bisect/verify.h"
 #include "core/file_io.h"
 #include "core/utc_time.h"
 #include "isolate/protocol.h"
 #include "lint/finding_record.h"
-#include "model/tensor_proto.h"
 #include "parity/version.h"
 
 namespace parity::hunt {
@@ -21,20 +21,8 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op,
                             const std::vector<NamedTensor>& inputs, const std::vector<NamedTensor>& expected,
                             const std::vector<NamedTensor>& observed, const FolderFacts& facts,
                             const fs::path& dir) {
-  const fs::path set = dir / "test_data_set_0";
-  std::error_code ec;
-  fs::create_directories(set / facts.target.label, ec);
-  if (ec)
-    return make_error(ErrorKind::io, Stage::write_output,
-                      "cannot create " + dir.string() + ": " + ec.message());
+  PARITY_TRY(bisect::write_test_data_set(dir, facts.target.label, inputs, expected, observed));
   PARITY_TRY(model::write_op_model(op, dir / "model.onnx"));
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(set / ("input_" + std::to_string(i) + ".pb"), inputs[i]));
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(set / ("output_" + std::to_string(i) + ".pb"), expected[i]));
-  for (std::size_t i = 0; i < observed.size(); ++i)
-    PARITY_TRY(model::write_tensor_proto(set / facts.target.label / ("output_" + std::to_string(i) + ".pb"),
-                                         observed[i]));
   const auto nodes = model::op_node_names(op);
   const std::string& node = nodes.front();
   const nlohmann::json repro{
@@ -68,15 +56,9 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op,
   PARITY_TRY(lint::write_finding(record));
 
   std::string edges;
-  for (const auto& b : f.boundaries) {
-    auto list = [](const std::vector<int64_t>& v) {
-      std::string s;
-      for (int64_t x : v) s += (s.empty() ? "" : ", ") + point_text({{"", x}}).substr(1);
-      return s.empty() ? "-" : s;
-    };
-    edges += fmt::format("| {} | {} | {} | {} | {} |\n", b.param, b.meaning,
-                         point_text({{"", b.value}}).substr(1), list(b.failing), list(b.passing));
-  }
+  for (const auto& b : f.boundaries)
+    edges += fmt::format("| {} | {} | {} | {} | {} |\n", b.param, b.meaning, value_text(b.value),
+                         values_list(b.failing), values_list(b.passing));
   const std::string readme = fmt::format(
       "# {}\n\n{}\n\nFound by `parity hunt` (Parity {}): case{} {} of the hunt below, reduced in {} runs.\n\n"
       "- op: `{}` (space `{}`), {}\n- backend: `{}` (EP {}), ONNX Runtime {}\n- adapter: {}\n"

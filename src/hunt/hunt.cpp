@@ -89,6 +89,12 @@ struct PointRun {
   Point point;  // what ran
 };
 
+// Whether the run says anything about the target: a point it did not run itself (the CPU fallback
+// took the node, a feature it lacks, a case the reference could not run) is no evidence either way.
+bool judged(const PointRun& r) {
+  return r.state != CaseState::invalid && r.state != CaseState::fallback && !r.unavailable;
+}
+
 class Hunter {
  public:
   Hunter(const HuntOptions& o, const probe::ProgressSink& p, std::vector<const OpSpace*> spaces,
@@ -117,6 +123,11 @@ class Hunter {
                  CaseState state);
   void merge_findings(std::vector<Finding>& findings, std::vector<PointRun>& lasts);
   void note_target(std::size_t t, const PointRun& r);
+  std::size_t target_index(const std::string& label) const {  // labels are unique (run_hunt checks)
+    std::size_t t = 0;
+    while (t + 1 < o_.targets.size() && o_.targets[t].label != label) ++t;
+    return t;
+  }
   Result<HuntCase> given_case(int index) const {
     const auto& [space, point] = o_.points[static_cast<std::size_t>(index)];
     return HuntCase{index, space, point, mix(o_.seed ^ 0x5eed, static_cast<uint64_t>(index)), "", {}};
@@ -344,7 +355,7 @@ std::string values_text(const std::vector<int64_t>& v) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (i) s += i + 1 == v.size() ? " and " : ", ";
-    s += point_text({{"", v[i]}}).substr(1);
+    s += value_text(v[i]);
   }
   return s;
 }
@@ -370,7 +381,13 @@ std::string describe(const Finding& f) {
   return s;
 }
 
-std::map<std::string, int64_t> essence(const Finding& f);
+// The essential boundary of a finding: its parameters with a passing neighbour, at their values.
+std::map<std::string, int64_t> essence(const Finding& f) {
+  std::map<std::string, int64_t> e;
+  for (const auto& b : f.boundaries)
+    if (!b.passing.empty()) e[b.param] = b.value;
+  return e;
+}
 
 // Whether `f` already explains a failing `c` on the same target: same space and state, and the
 // finding's essential parameters at the same values (the others are free).
@@ -381,14 +398,6 @@ bool covers(const Finding& f, const HuntCase& c, const CaseRun& r) {
     if (it == c.point.end() || it->second != value) return false;
   }
   return true;
-}
-
-// The essential boundary of a finding: its parameters with a passing neighbour, at their values.
-std::map<std::string, int64_t> essence(const Finding& f) {
-  std::map<std::string, int64_t> e;
-  for (const auto& b : f.boundaries)
-    if (!b.passing.empty()) e[b.param] = b.value;
-  return e;
 }
 
 bool same_boundary(const Finding& a, const Finding& b) {
@@ -409,9 +418,7 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
   auto fails = [&](const Point& q) -> std::optional<bool> {
     ++f.reduce_runs;
     auto r = run_point(space, q, c.seed, {t});
-    // A point the target does not judge (CPU fallback, a missing feature) is no evidence either way.
-    if (r[0].state == CaseState::invalid || r[0].state == CaseState::fallback || r[0].unavailable)
-      return std::nullopt;
+    if (!judged(r[0])) return std::nullopt;
     const bool same = r[0].state == f.state;
     if (same) last = std::move(r[0]);
     return same;
@@ -491,7 +498,7 @@ bool Hunter::transfers(Finding& f, const std::string& space_name, const Point& p
     q[b.param] = it->second + step;
     ++f.reduce_runs;
     const auto r = run_point(space, q, seed, {t});
-    if (r[0].state == CaseState::invalid || r[0].state == CaseState::fallback || r[0].unavailable) continue;
+    if (!judged(r[0])) continue;
     ++tested;
     if (r[0].state != f.state) flips.emplace_back(b.param, it->second, it->second + step);
   }
@@ -546,8 +553,7 @@ void Hunter::merge_findings(std::vector<Finding>& findings, std::vector<PointRun
     for (std::size_t j = i + 1; j < findings.size();) {
       Finding& a = findings[i];
       Finding& b = findings[j];
-      std::size_t t = 0;
-      while (t + 1 < o_.targets.size() && o_.targets[t].label != a.target) ++t;
+      const std::size_t t = target_index(a.target);
       const bool one = transfers(a, b.space, b.point, b.seed, t, b.state) ||
                        transfers(b, a.space, a.point, a.seed, t, a.state);
       if (!one) {
@@ -620,7 +626,7 @@ void Hunter::reduce_all(HuntReport& report) {
     f.description = describe(f);
     std::string id = slug(f.target + "-" + f.space);
     for (const auto& b : f.boundaries)
-      if (!b.passing.empty()) id += "-" + slug(b.param + "=" + point_text({{"", b.value}}).substr(1));
+      if (!b.passing.empty()) id += "-" + slug(b.param + "=" + value_text(b.value));
     if (id.size() > 60) id.resize(60);
     for (int n = 2; ids.count(id); ++n) id = slug(f.target + "-" + f.space) + "-" + std::to_string(n);
     ids.insert(id);
@@ -628,10 +634,8 @@ void Hunter::reduce_all(HuntReport& report) {
     say("finding " + f.id + ": " + f.description);
     if (!o_.out_dir || !reduced_op.ok() || lasts[k].expected.empty()) continue;
     const fs::path dir = *o_.out_dir / f.id;
-    std::size_t t = 0;
-    while (t + 1 < o_.targets.size() && o_.targets[t].label != f.target) ++t;
-    const FolderFacts facts{o_.reference, o_.targets[t], lasts[k].runtime_version, lasts[k].adapter,
-                            o_.command};
+    const FolderFacts facts{o_.reference, o_.targets[target_index(f.target)], lasts[k].runtime_version,
+                            lasts[k].adapter, o_.command};
     if (auto w = write_finding_folder(f, *reduced_op, lasts[k].inputs, lasts[k].expected, lasts[k].observed,
                                       facts, dir);
         w.ok())

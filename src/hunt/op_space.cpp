@@ -1197,13 +1197,18 @@ Point sample_point(const OpSpace& space, std::mt19937_64& rng) {
   return p;
 }
 
+std::string value_text(int64_t v) { return v == kBig ? "max" : v == -kBig ? "-max" : std::to_string(v); }
+
 std::string point_text(const Point& p) {
   std::string s;
-  for (const auto& [k, v] : p) {
-    s += (s.empty() ? "" : " ") + k + "=";
-    s += v == kBig ? "max" : v == -kBig ? "-max" : std::to_string(v);
-  }
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + value_text(v);
   return s;
+}
+
+std::string values_list(const std::vector<int64_t>& v) {
+  std::string s;
+  for (int64_t x : v) s += (s.empty() ? "" : ", ") + value_text(x);
+  return s.empty() ? "-" : s;
 }
 
 std::vector<int64_t> neighbour_values(const Param& param, int64_t value) {

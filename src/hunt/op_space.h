@@ -46,6 +46,10 @@ Point sample_point(const OpSpace& space, std::mt19937_64& rng);
 
 // "C=129 K=3 L=3 M=128 pad=1"
 std::string point_text(const Point& p);
+// One value as point_text writes it: "129", "max" for the int64 maximum (exporters' "to the end").
+std::string value_text(int64_t v);
+// "128, 130", or "-" for none: the neighbour lists of boundary tables.
+std::string values_list(const std::vector<int64_t>& v);
 
 // The values to try around `p[name]` when asking which neighbours still fail: v-1 and v+1 within
 // the parameter's range, and for sizes the next boundary values on each side.

@@ -4,7 +4,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
-#include "model/proto_io.h"
+#include "core/file_io.h"
 #include "model/tensor_proto.h"
 
 namespace parity::model {
@@ -162,9 +162,7 @@ std::vector<std::string> op_node_names(const OpModel& op) {
 
 Status write_op_model(const OpModel& op, const std::filesystem::path& path) {
   PARITY_ASSIGN_OR_RETURN(bytes, op_model_bytes(op));
-  onnx::ModelProto m;
-  m.ParseFromString(bytes);
-  return detail::save_model(m, path);
+  return write_text_file(path, bytes);  // already serialized: no parse and serialize again
 }
 
 }  // namespace parity::model

@@ -61,12 +61,6 @@ std::string targets_text(const hunt::HuntReport& r) {
   return targets;
 }
 
-std::string values_list(const std::vector<int64_t>& v) {
-  std::string s;
-  for (int64_t x : v) s += (s.empty() ? "" : ", ") + hunt::point_text({{"", x}}).substr(1);
-  return s.empty() ? "-" : s;
-}
-
 }  // namespace
 
 std::string hunt_text(const hunt::HuntReport& r) {
@@ -134,10 +128,10 @@ Document hunt_document(const hunt::HuntReport& r) {
     Table bounds{
         "boundary", {"parameter", "meaning", "value", "neighbours failing too", "neighbours passing"}, {}};
     for (const auto& b : f.boundaries)
-      bounds.rows.push_back(
-          Row{{Cell{b.param}, Cell{b.meaning}, Cell{hunt::point_text({{"", b.value}}).substr(1), "mismatch"},
-               Cell{values_list(b.failing)}, Cell{values_list(b.passing), b.passing.empty() ? "" : "match"}},
-              {{"param", b.param}, {"essential", b.passing.empty() ? "no" : "yes"}}});
+      bounds.rows.push_back(Row{{Cell{b.param}, Cell{b.meaning}, Cell{hunt::value_text(b.value), "mismatch"},
+                                 Cell{hunt::values_list(b.failing)},
+                                 Cell{hunt::values_list(b.passing), b.passing.empty() ? "" : "match"}},
+                                {{"param", b.param}, {"essential", b.passing.empty() ? "no" : "yes"}}});
     s.blocks.push_back(std::move(bounds));
     if (!f.patterns.empty()) s.blocks.push_back(BulletList{f.patterns});
     if (f.folder) s.blocks.push_back(Commands{{"parity verify " + f.folder->string()}});
