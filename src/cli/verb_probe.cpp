@@ -29,6 +29,7 @@ struct ProbeArgs {
   ReportFiles report_files;
   bool allow_inconclusive = false;
   std::string noise_from;
+  bool one_at_a_time = false;
 };
 
 Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
@@ -54,6 +55,7 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   o.inputs = std::move(in);
   if (!a.save_io.empty()) o.save_io = a.save_io;
   o.keep_outputs = a.report_files.wanted();
+  o.one_at_a_time = a.one_at_a_time;
   if (const char* fault = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = fault;
   return o;
 }
@@ -71,7 +73,9 @@ Result<VerbOutput> run(const ProbeArgs& args) {
 void declare_probe(CLI::App& cmd, ProbeArgs& a) {
   cmd.footer(
       "Runs MODEL on each backend in its own worker process, compares every output with the reference "
-      "backend, and prints one row per backend.\n"
+      "backend, and prints one row per backend. Native backends run at once (a CPU reference beside a GPU "
+      "target costs the longer run, not the sum), browser backends in turn; --one-at-a-time runs them "
+      "all in turn.\n"
       "Exit status: 0 all backends agree, 1 a mismatch, a failed backend or an inconclusive row (the "
       "reference output is all zeros, constant or NaN, so agreeing with it proves nothing), 2 bad "
       "invocation or unreadable model.\n"
@@ -108,6 +112,9 @@ void declare_probe(CLI::App& cmd, ProbeArgs& a) {
                  "evidence and does not set the exit status");
   cmd.add_flag("--allow-inconclusive", a.allow_inconclusive,
                "exit 0 when rows are only inconclusive (their reference output carries no signal)");
+  cmd.add_flag("--one-at-a-time", a.one_at_a_time,
+               "run the backends one after another: create/run times free of contention, one session in "
+               "memory at a time");
   add_report_options(cmd, a.report_files,
                      "verdict grid, adapters, and for image-like outputs each backend's picture, per-channel "
                      "means and a difference heat map");

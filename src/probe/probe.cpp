@@ -1,7 +1,9 @@
 #include "probe/probe.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <future>
 #include <map>
 #include <set>
 
@@ -277,13 +279,78 @@ void finish_backend(const ProbeOptions& options, ProbeState& state, std::vector<
   }
 }
 
-// Runs backend `bi` of the order (0: the reference; 1: the noise backend with --noise-from) on
-// every sample, all in one worker on one session; a failed run fails the backend.
-Result<BackendReport> probe_backend(const ProbeOptions& options, const InputPlan& plan,
-                                    const backend::BackendSpec& spec, std::size_t bi,
-                                    const std::optional<backend::TestFault>& fault,
-                                    isolate::BackendRunner& runner, ProbeState& state,
-                                    const ProgressSink& progress) {
+// The request of one backend: every sample on one session, as an application runs (one worker,
+// one session creation).
+backend::RunRequest request_for(const ProbeOptions& options, const InputPlan& plan, bool is_reference) {
+  backend::RunRequest req;
+  req.model_path =
+      (is_reference && options.reference_model ? *options.reference_model : options.model_path).string();
+  req.inputs = plan.samples[0];
+  req.more_inputs.assign(plan.samples.begin() + 1, plan.samples.end());
+  return req;
+}
+
+struct BackendRun {
+  isolate::IsolatedRun run;
+  double start_ms = 0;  // from the first run's start
+};
+
+// Runs every backend of `order` and returns their runs in that order. Native backends run at once,
+// each in its own worker; browser backends take turns in one lane, so page loads do not compete
+// for the machine (and the stall watch measures the page, not its neighbours). With
+// one_at_a_time, one lane for all. Progress is said here, on the caller's thread.
+std::vector<BackendRun> run_backends(const ProbeOptions& options, const InputPlan& plan,
+                                     const std::vector<backend::BackendSpec>& order,
+                                     const std::vector<std::optional<backend::TestFault>>& faults,
+                                     isolate::BackendRunner& runner, const ProgressSink& progress) {
+  std::vector<std::vector<std::size_t>> lanes;
+  std::optional<std::size_t> browser_lane;
+  for (std::size_t bi = 0; bi < order.size(); ++bi) {
+    if (options.one_at_a_time && !lanes.empty()) {
+      lanes[0].push_back(bi);
+    } else if (backend::is_web_backend(order[bi].ep)) {
+      if (!browser_lane) {
+        browser_lane = lanes.size();
+        lanes.emplace_back();
+      }
+      lanes[*browser_lane].push_back(bi);
+    } else {
+      lanes.push_back({bi});
+    }
+  }
+  const std::size_t n = plan.samples.size();
+  const std::string what = n == 1 ? "running" : std::to_string(n) + " samples on one session";
+  if (lanes.size() > 1) {
+    std::string names;
+    for (const auto& b : order) names += (names.empty() ? "" : ", ") + b.label;
+    say(progress, names + ": " + what + ", " + std::to_string(lanes.size()) + " at once ...");
+  }
+  std::vector<BackendRun> runs(order.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  auto run_lane = [&](const std::vector<std::size_t>& lane) {
+    for (std::size_t bi : lane) {
+      if (interrupted()) return;
+      if (lanes.size() == 1) say(progress, order[bi].label + ": " + what + " ...");
+      isolate::WorkerLaunch launch{options.worker_exe, faults[bi], {}};
+      runs[bi].start_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      runs[bi].run = runner.run(order[bi], request_for(options, plan, bi == 0), options.limits, launch);
+    }
+  };
+  std::vector<std::future<void>> others;
+  for (std::size_t l = 1; l < lanes.size(); ++l)
+    others.push_back(std::async(std::launch::async, run_lane, std::cref(lanes[l])));
+  run_lane(lanes[0]);
+  for (auto& f : others) f.get();
+  return runs;
+}
+
+// Judges backend `bi` of the order (0: the reference; 1: the noise backend with --noise-from) from
+// its run of every sample; a failed run fails the backend.
+Result<BackendReport> judge_backend(const ProbeOptions& options, const InputPlan& plan,
+                                    const backend::BackendSpec& spec, std::size_t bi, BackendRun backend_run,
+                                    ProbeState& state) {
+  auto& run = backend_run.run;
   BackendReport br;
   br.name = spec.label;
   br.ep = spec.ep;
@@ -293,18 +360,8 @@ Result<BackendReport> probe_backend(const ProbeOptions& options, const InputPlan
                                                        [&](const auto& b) { return b.label == spec.label; });
   if (noise_listed) br.is_noise = false;  // also a backend under test: it gates the exit status
   std::vector<OutputReport> worst;
-  // Every sample on one session, as an application runs (one worker, one session creation).
-  const std::size_t n = plan.samples.size();
-  say(progress,
-      spec.label + (n == 1 ? ": running ..." : ": " + std::to_string(n) + " samples on one session ..."));
-  backend::RunRequest req;
-  req.model_path =
-      (br.is_reference && options.reference_model ? *options.reference_model : options.model_path).string();
-  req.inputs = plan.samples[0];
-  req.more_inputs.assign(plan.samples.begin() + 1, plan.samples.end());
-  isolate::WorkerLaunch launch{options.worker_exe, fault, {}};
-  auto run = runner.run(spec, req, options.limits, launch);
   br.wall_ms = run.wall_ms;
+  br.start_ms = backend_run.start_ms;
   br.peak_rss_bytes = run.peak_rss_bytes;
   if (!run.result.ok()) {
     br.error = run.result.error();
@@ -313,7 +370,7 @@ Result<BackendReport> probe_backend(const ProbeOptions& options, const InputPlan
   } else {
     auto& result = run.result.value();
     record_run(result, br);
-    for (std::size_t s = 0; s < n; ++s) {
+    for (std::size_t s = 0; s < plan.samples.size(); ++s) {
       auto& outputs = s == 0 ? result.outputs : result.more_outputs[s - 1];
       if (options.save_io) PARITY_TRY(save_io(*options.save_io, br, s, plan.samples[s], outputs));
       if (br.is_reference)
@@ -348,10 +405,10 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
 
   std::unique_ptr<isolate::BackendRunner> own_runner;
   isolate::BackendRunner& runner = isolate::runner_or(options.runner, own_runner);
+  auto runs = run_backends(options, plan, order, faults, runner, progress);
   ProbeState state;
   for (std::size_t bi = 0; bi < order.size() && !interrupted(); ++bi) {
-    PARITY_ASSIGN_OR_RETURN(br,
-                            probe_backend(options, plan, order[bi], bi, faults[bi], runner, state, progress));
+    PARITY_ASSIGN_OR_RETURN(br, judge_backend(options, plan, order[bi], bi, std::move(runs[bi]), state));
     say(progress, order[bi].label + ": " + std::string(to_string(br.status)) + " in " + fmt_ms(br.wall_ms));
     report.backends.push_back(std::move(br));
   }

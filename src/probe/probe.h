@@ -62,6 +62,10 @@ struct ProbeOptions {
   // Keep each output's tensors of the sample shown (OutputReport::tensor, reference_tensor), for
   // reports that draw them (--html). Off: a probe holds no outputs beyond the sample it judges.
   bool keep_outputs = false;
+  // Run the backends one after another. Default: every native backend at once, each in its own
+  // worker (a cpu reference beside a GPU target costs the longer run, not the sum), browser
+  // backends in turn. One at a time gives timings free of contention and one session in memory.
+  bool one_at_a_time = false;
 };
 
 // The evidence for one output of one backend (worst sample).
@@ -100,6 +104,7 @@ struct BackendReport {
   std::string adapter;
   int64_t nodes_on_backend = -1, nodes_on_cpu = -1;
   double create_ms = 0, run_ms = 0, wall_ms = 0;  // worst sample's run; wall = all workers
+  double start_ms = 0;          // when its worker started, from the probe's first run (backends run at once)
   uint64_t peak_rss_bytes = 0;  // largest worker peak resident memory over samples; 0 = unknown (web)
   std::vector<OutputReport> outputs;
   std::vector<std::string> notes;

@@ -114,22 +114,24 @@ json probe_to_json(const probe::ProbeReport& r) {
     for (const auto& o : b.outputs) outs.push_back(output_to_json(o));
     json properties = json::object();
     for (const auto& [k, v] : b.properties) properties[k] = v;
-    json jb = {{"name", b.name},
-               {"ep", b.ep},
-               {"role", b.is_reference ? "reference"
-                        : b.is_noise   ? "noise"
-                                       : "target"},
-               {"ort_version", b.ort_version},
-               {"adapter", b.adapter.empty() ? json(nullptr) : json(b.adapter)},
-               {"status", probe::to_string(b.status)},
-               {"error", b.error ? error_to_json(*b.error) : json(nullptr)},
-               {"nodes_on_backend", b.nodes_on_backend < 0 ? json(nullptr) : json(b.nodes_on_backend)},
-               {"nodes_on_cpu", b.nodes_on_cpu < 0 ? json(nullptr) : json(b.nodes_on_cpu)},
-               {"timing_ms", {{"create_session", b.create_ms}, {"run", b.run_ms}, {"wall", b.wall_ms}}},
-               {"peak_memory_bytes", b.peak_rss_bytes ? json(b.peak_rss_bytes) : json(nullptr)},
-               {"notes", b.notes},
-               {"properties", properties},
-               {"outputs", outs}};
+    json jb = {
+        {"name", b.name},
+        {"ep", b.ep},
+        {"role", b.is_reference ? "reference"
+                 : b.is_noise   ? "noise"
+                                : "target"},
+        {"ort_version", b.ort_version},
+        {"adapter", b.adapter.empty() ? json(nullptr) : json(b.adapter)},
+        {"status", probe::to_string(b.status)},
+        {"error", b.error ? error_to_json(*b.error) : json(nullptr)},
+        {"nodes_on_backend", b.nodes_on_backend < 0 ? json(nullptr) : json(b.nodes_on_backend)},
+        {"nodes_on_cpu", b.nodes_on_cpu < 0 ? json(nullptr) : json(b.nodes_on_cpu)},
+        {"timing_ms",
+         {{"create_session", b.create_ms}, {"run", b.run_ms}, {"wall", b.wall_ms}, {"start", b.start_ms}}},
+        {"peak_memory_bytes", b.peak_rss_bytes ? json(b.peak_rss_bytes) : json(nullptr)},
+        {"notes", b.notes},
+        {"properties", properties},
+        {"outputs", outs}};
     if (b.error && !b.worker_log.empty()) jb["worker_log"] = b.worker_log;
     backends.push_back(std::move(jb));
   }
