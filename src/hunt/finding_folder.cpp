@@ -24,7 +24,11 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op,
   PARITY_TRY(bisect::write_test_data_set(dir, facts.target.label, inputs, expected, observed));
   PARITY_TRY(model::write_op_model(op, dir / "model.onnx"));
   const auto nodes = model::op_node_names(op);
-  const std::string& node = nodes.front();
+  // A reduced random graph's wrong node is its last (the shortest failing prefix ends there).
+  const bool graph = model::is_graph(op) && !op.nodes.empty();
+  const std::string& node = graph ? nodes.back() : nodes.front();
+  const std::string tensor = graph ? op.nodes.back().outputs[0] : op.outputs.empty() ? "" : op.outputs[0];
+  const std::string culprit_op = graph ? op.nodes.back().op_type : op.op_type;
   const nlohmann::json repro{
       {"schema", bisect::kReproSchema},
       {"parity_version", std::string(kParityVersion)},
@@ -38,8 +42,7 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op,
       {"seed", f.seed},
       {"ort_version", facts.runtime_version},
       {"adapter", facts.adapter},
-      {"culprit",
-       {{"tensor", op.outputs.empty() ? "" : op.outputs[0]}, {"node", node}, {"op_type", op.op_type}}},
+      {"culprit", {{"tensor", tensor}, {"node", node}, {"op_type", culprit_op}}},
       {"nodes", nodes},
       {"reproduces", true},
       {"measured", f.measured},
@@ -66,18 +69,19 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op,
       "## Boundary\n\nEach parameter of the reduced point and its neighbours, by outcome on `{}`:\n\n"
       "| parameter | meaning | value | neighbours that fail too | neighbours that pass "
       "|\n|---|---|---|---|---|\n{}\n"
-      "## Files\n\n- `model.onnx`: the one-node model\n- `test_data_set_0/input_K.pb`: its inputs\n"
+      "## Files\n\n- `model.onnx`: the {} model\n- `test_data_set_0/input_K.pb`: its inputs\n"
       "- `test_data_set_0/output_K.pb`: the reference's outputs (expected)\n"
       "- `test_data_set_0/{}/output_K.pb`: what the target returned\n\n"
       "## Reproduce\n\n```\nparity verify {}\n```\n\nexits 1 while the target still diverges, 0 once it is "
       "fixed. Found with:\n\n"
       "```\n{}\n```\n",
       f.id, f.description, kParityVersion, f.cases.size() == 1 ? "" : "s", fmt::join(f.cases, ", "),
-      f.reduce_runs, op.op_type, f.space,
+      f.reduce_runs, f.op_type.empty() ? op.op_type : f.op_type, f.space,
       nodes.size() == 1 ? std::string("one node") : fmt::format("nodes {}", fmt::join(nodes, " -> ")),
       facts.target.label, facts.target.ep, facts.runtime_version.empty() ? "?" : facts.runtime_version,
       facts.adapter.empty() ? "-" : facts.adapter, facts.reference.label, f.measured, facts.target.label,
-      edges, facts.target.label, dir.string(), facts.command);
+      edges, nodes.size() == 1 ? std::string("one-node") : fmt::format("{}-node", nodes.size()),
+      facts.target.label, dir.string(), facts.command);
   return write_text_file(dir / "README.md", readme);
 }
 

@@ -360,6 +360,13 @@ std::string values_text(const std::vector<int64_t>& v) {
   return s;
 }
 
+// "Conv -> Relu -> Concat": a graph's ops in order.
+std::string graph_ops_text(const model::OpModel& op) {
+  std::string s;
+  for (const auto& n : op.nodes) s += (s.empty() ? "" : " -> ") + n.op_type;
+  return s;
+}
+
 std::string describe(const Finding& f) {
   std::string what = f.state == CaseState::error ? "fails" : "computes it wrong";
   std::string s =
@@ -381,11 +388,14 @@ std::string describe(const Finding& f) {
   return s;
 }
 
-// The essential boundary of a finding: its parameters with a passing neighbour, at their values.
+// The essential boundary of a finding: its parameters with a passing neighbour, at their values,
+// and its seeds (a random graph's: no other graph shares its boundary).
 std::map<std::string, int64_t> essence(const Finding& f) {
   std::map<std::string, int64_t> e;
   for (const auto& b : f.boundaries)
     if (!b.passing.empty()) e[b.param] = b.value;
+  for (const Param& p : find_space(f.space)->params)
+    if (p.kind == ParamKind::seed) e[p.name] = f.point.at(p.name);
   return e;
 }
 
@@ -430,6 +440,23 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
   // Shrink: each parameter toward its smallest magnitude, keeping the failure.
   const int shrink_budget = o_.max_reduce_runs / 2;
   for (const Param& param : space.params) {
+    if (param.kind == ParamKind::seed) continue;  // another seed is another case, not a smaller one
+    if (param.kind == ParamKind::count) {
+      // The smallest count that still fails, searched as if failing were monotone in it (a graph's
+      // prefix that fails stays failing when nodes are added after it).
+      int64_t lo = param.lo, hi = f.point[param.name];
+      while (lo < hi && f.reduce_runs < shrink_budget) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        Point q = f.point;
+        q[param.name] = mid;
+        if (fails(q).value_or(false))
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      f.point[param.name] = hi;
+      continue;
+    }
     std::vector<int64_t> smaller;
     const int64_t v = f.point[param.name];
     std::vector<int64_t> candidates = param.boundary;
@@ -484,6 +511,8 @@ bool Hunter::transfers(Finding& f, const std::string& space_name, const Point& p
                        std::size_t t, CaseState state) {
   if (f.space != space_name || f.target != o_.targets[t].label || f.state != state) return false;
   const OpSpace& space = *find_space(space_name);
+  for (const Param& p : space.params)  // another random graph is another mechanism
+    if (p.kind == ParamKind::seed && f.point.at(p.name) != point.at(p.name)) return false;
   std::vector<std::tuple<std::string, int64_t, int64_t>> flips;  // param, failing value, passing value
   int tested = 0;
   for (const auto& b : f.boundaries) {
@@ -618,7 +647,7 @@ void Hunter::reduce_all(HuntReport& report) {
     Finding& f = report.findings[k];
     f.op_type = find_space(f.space)->op_type;
     if (auto reduced = find_space(f.space)->build(f.point, f.seed); reduced.ok())
-      f.op_type = reduced->op_type;
+      f.op_type = model::is_graph(*reduced) ? graph_ops_text(*reduced) : reduced->op_type;
     // The folder holds the run whose data it has: the reduced point's own, unless that one did not
     // fail again on its last run (then the last point that did).
     const auto reduced_op = find_space(f.space)->build(lasts[k].point, f.seed);

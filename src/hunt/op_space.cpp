@@ -7,6 +7,8 @@
 #include <limits>
 #include <optional>
 
+#include "hunt/contrib_spaces.h"
+#include "hunt/random_graph.h"
 #include "probe/input_plan.h"
 
 namespace parity::hunt {
@@ -39,22 +41,6 @@ int64_t at(const Point& p, const std::string& name) {
 OpInput data(const std::string& name, Shape shape, DType dtype = DType::float32,
              std::optional<std::pair<double, double>> range = std::nullopt) {
   return {name, dtype, std::move(shape), std::nullopt, range};
-}
-
-// An initializer of random values in [lo, hi] (weights, scales, biases).
-Result<OpInput> weight(const std::string& name, Shape shape, uint64_t seed, double lo = -1, double hi = 1,
-                       DType dtype = DType::float32) {
-  PARITY_ASSIGN_OR_RETURN(t, probe::random_tensor(dtype, shape, {lo, hi}, probe::derive_seed(seed, name, 0)));
-  return OpInput{name, dtype, std::move(shape), std::move(t), std::nullopt};
-}
-
-// An int64 initializer (axes, pads, indices); 1-D unless `shape` says otherwise.
-OpInput int64s(const std::string& name, const std::vector<int64_t>& values, std::optional<Shape> shape = {}) {
-  std::vector<std::byte> bytes(values.size() * sizeof(int64_t));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  Shape s = shape.value_or(Shape{static_cast<int64_t>(values.size())});
-  auto t = Tensor::from_bytes(DType::int64, s, std::move(bytes));
-  return {name, DType::int64, std::move(s), std::move(*t), std::nullopt};
 }
 
 int64_t conv_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil) {
@@ -1160,16 +1146,32 @@ std::vector<OpSpace> make_spaces() {
                                  where_clip(),
                                  trilu(),
                                  pow_space()};
+  for (auto& c : contrib_spaces()) spaces.push_back(std::move(c));
   const std::size_t bases = spaces.size();
   // Chains after every op whose first output is float (QuantizeLinear's, Cast's, ArgMax's are not).
   for (std::size_t i = 0; i < bases; ++i)
     if (spaces[i].name != "QuantizeLinear" && spaces[i].name != "Cast" && spaces[i].name != "ArgMax")
       spaces.push_back(with_tail(spaces[i]));
+  spaces.push_back(random_graph_space());
   for (auto& s : spaces) s = range_checked(std::move(s));
   return spaces;
 }
 
 }  // namespace
+
+Result<OpInput> weight(const std::string& name, Shape shape, uint64_t seed, double lo, double hi,
+                       DType dtype) {
+  PARITY_ASSIGN_OR_RETURN(t, probe::random_tensor(dtype, shape, {lo, hi}, probe::derive_seed(seed, name, 0)));
+  return OpInput{name, dtype, std::move(shape), std::move(t), std::nullopt};
+}
+
+OpInput int64s(const std::string& name, const std::vector<int64_t>& values, std::optional<Shape> shape) {
+  std::vector<std::byte> bytes(values.size() * sizeof(int64_t));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  Shape s = shape.value_or(Shape{static_cast<int64_t>(values.size())});
+  auto t = Tensor::from_bytes(DType::int64, s, std::move(bytes));
+  return {name, DType::int64, std::move(s), std::move(*t), std::nullopt};
+}
 
 const std::vector<OpSpace>& op_spaces() {
   static const std::vector<OpSpace> spaces = make_spaces();
@@ -1213,6 +1215,7 @@ std::string values_list(const std::vector<int64_t>& v) {
 
 std::vector<int64_t> neighbour_values(const Param& param, int64_t value) {
   std::vector<int64_t> out;
+  if (param.kind == ParamKind::seed) return out;  // a seed's neighbours are unrelated draws
   auto add = [&](int64_t v) {
     if (v != value && v >= std::min(param.lo, value) && v <= std::max(param.hi, value) &&
         std::find(out.begin(), out.end(), v) == out.end())

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,11 +21,17 @@ namespace parity::hunt {
 // A point of a space: parameter name -> value. Ordered, so its text and hash are stable.
 using Point = std::map<std::string, int64_t>;
 
+// How reduction treats a parameter: a value is shrunk toward its smallest magnitude and its
+// neighbours tried; a count (a graph's nodes) is searched down to the smallest that still fails; a
+// seed (a graph's generator) is neither: its neighbours are unrelated graphs.
+enum class ParamKind { value, count, seed };
+
 struct Param {
   std::string name;               // "C"
   std::string meaning;            // "input channels": for boundary descriptions
   std::vector<int64_t> boundary;  // drawn most of the time
   int64_t lo = 0, hi = 0;         // otherwise uniform in [lo, hi]
+  ParamKind kind = ParamKind::value;
 };
 
 struct OpSpace {
@@ -36,6 +43,13 @@ struct OpSpace {
   // constraint of the op (the caller draws again).
   std::function<Result<model::OpModel>(const Point& p, uint64_t weight_seed)> build;
 };
+
+// Builders' inputs: an initializer of random values in [lo, hi] (weights, scales, biases), drawn
+// from (seed, name); an int64 initializer (axes, pads, indices), 1-D unless `shape` says otherwise.
+Result<model::OpInput> weight(const std::string& name, Shape shape, uint64_t seed, double lo = -1,
+                              double hi = 1, DType dtype = DType::float32);
+model::OpInput int64s(const std::string& name, const std::vector<int64_t>& values,
+                      std::optional<Shape> shape = {});
 
 // Every space, in a stable order (the order cases are drawn from).
 const std::vector<OpSpace>& op_spaces();

@@ -11,7 +11,8 @@ namespace parity::model {
 namespace {
 
 Error invalid(const OpModel& op, const std::string& why) {
-  return make_error(ErrorKind::bad_input, Stage::parse_args, op.op_type + " model: " + why,
+  return make_error(ErrorKind::bad_input, Stage::parse_args,
+                    (is_graph(op) ? "graph" : op.op_type) + " model: " + why,
                     "check the op's attributes and input shapes against its ONNX schema");
 }
 
@@ -51,6 +52,42 @@ void set_attribute(onnx::AttributeProto* a, const std::string& name, const Attri
   }
 }
 
+// A graph input (no value) or an initializer; "" leaves an optional input out.
+Status add_input(const OpModel& op, onnx::GraphProto* g, const OpInput& in) {
+  if (in.name.empty()) return ok_status();
+  if (!in.value) {
+    set_type(g->add_input(), in.name, in.dtype, in.shape);
+    return ok_status();
+  }
+  if (!g->add_initializer()->ParseFromString(serialize_tensor_proto({in.name, *in.value})))
+    return invalid(op, "initializer " + in.name + " does not serialize");
+  return ok_status();
+}
+
+// `m` with `outputs` as its graph outputs, typed as ONNX infers them, and checked; a description the
+// schema rejects stops here.
+Result<std::string> typed_and_checked(const OpModel& op, onnx::ModelProto& m,
+                                      const std::vector<std::string>& outputs) {
+  try {
+    onnx::ModelProto inferred = m;
+    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(),
+                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
+    for (const std::string& out : outputs) {
+      if (out.empty()) continue;  // an optional output left out
+      const onnx::ValueInfoProto* found = nullptr;
+      for (const auto& v : inferred.graph().value_info())
+        if (v.name() == out) found = &v;
+      if (!found || !found->type().has_tensor_type())
+        return invalid(op, "shape inference gives no type for output " + out);
+      *m.mutable_graph()->add_output() = *found;
+    }
+    onnx::checker::check_model(m);
+  } catch (const std::exception& e) {
+    return invalid(op, e.what());
+  }
+  return m.SerializeAsString();
+}
+
 }  // namespace
 
 Attribute int_attribute(int64_t v) {
@@ -84,23 +121,35 @@ Result<std::string> op_model_bytes(const OpModel& op) {
   m.set_ir_version(op.opset >= 21 ? 10 : op.opset >= 19 ? 9 : 8);
   m.set_producer_name("parity-op-model");
   auto* opset = m.add_opset_import();
-  opset->set_domain(op.domain);
+  opset->set_domain("");
   opset->set_version(op.opset);
+  if (!op.domain.empty()) {  // a runtime's own op (com.microsoft): its domain at version 1
+    auto* own = m.add_opset_import();
+    own->set_domain(op.domain);
+    own->set_version(1);
+  }
   auto* g = m.mutable_graph();
-  g->set_name(op.op_type + "_model");
+  g->set_name(is_graph(op) ? "graph" : op.op_type + "_model");
+  if (is_graph(op)) {
+    if (!op.tail.empty()) return invalid(op, "a graph has no tail: chain its nodes");
+    for (const OpInput& in : op.inputs) PARITY_TRY(add_input(op, g, in));
+    for (const OpNode& n : op.nodes) {
+      auto* node = g->add_node();
+      node->set_op_type(n.op_type);
+      node->set_name(n.name);
+      for (const auto& i : n.inputs) node->add_input(i);
+      for (const auto& o : n.outputs) node->add_output(o);
+      for (const auto& [name, value] : n.attributes) set_attribute(node->add_attribute(), name, value);
+    }
+    return typed_and_checked(op, m, op.outputs);
+  }
   auto* node = g->add_node();
   node->set_op_type(op.op_type);
   node->set_domain(op.domain);
   node->set_name(op.op_type + "_0");
   for (const OpInput& in : op.inputs) {
     node->add_input(in.name);
-    if (in.name.empty()) continue;
-    if (!in.value) {
-      set_type(g->add_input(), in.name, in.dtype, in.shape);
-      continue;
-    }
-    if (!g->add_initializer()->ParseFromString(serialize_tensor_proto({in.name, *in.value})))
-      return invalid(op, "initializer " + in.name + " does not serialize");
+    PARITY_TRY(add_input(op, g, in));
   }
   for (const auto& [name, value] : op.attributes) set_attribute(node->add_attribute(), name, value);
   for (const std::string& out : op.outputs) node->add_output(out);
@@ -124,36 +173,25 @@ Result<std::string> op_model_bytes(const OpModel& op) {
     graph_outputs[0] = names[k + 1] + "_out";
     next->add_output(graph_outputs[0]);
   }
-  if (op.opset > kMaxCheckedOpset) {
+  if (op.opset > kMaxCheckedOpset || !op.domain.empty()) {
     if (op.output_types.size() != op.outputs.size())
       return invalid(op, "opset " + std::to_string(op.opset) + " is newer than this ONNX library checks (" +
                              std::to_string(kMaxCheckedOpset) + "): give every output's type");
     // A chained node keeps its input's type: the last one's output is typed as outputs[0].
     for (std::size_t i = 0; i < graph_outputs.size(); ++i)
-      set_type(g->add_output(), graph_outputs[i], op.output_types[i].dtype, op.output_types[i].shape);
+      if (!graph_outputs[i].empty())  // an optional output left out
+        set_type(g->add_output(), graph_outputs[i], op.output_types[i].dtype, op.output_types[i].shape);
     return m.SerializeAsString();
   }
-  // The outputs' types and shapes, as ONNX infers them; a description the schema rejects stops here.
-  try {
-    onnx::ModelProto inferred = m;
-    onnx::shape_inference::InferShapes(inferred, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
-    for (const std::string& out : graph_outputs) {
-      const onnx::ValueInfoProto* found = nullptr;
-      for (const auto& v : inferred.graph().value_info())
-        if (v.name() == out) found = &v;
-      if (!found || !found->type().has_tensor_type())
-        return invalid(op, "shape inference gives no type for output " + out);
-      *g->add_output() = *found;
-    }
-    onnx::checker::check_model(m);
-  } catch (const std::exception& e) {
-    return invalid(op, e.what());
-  }
-  return m.SerializeAsString();
+  return typed_and_checked(op, m, graph_outputs);
 }
 
 std::vector<std::string> op_node_names(const OpModel& op) {
+  if (is_graph(op)) {
+    std::vector<std::string> names;
+    for (const auto& n : op.nodes) names.push_back(n.name);
+    return names;
+  }
   std::vector<std::string> names{op.op_type + "_0"};
   for (std::size_t k = 0; k < op.tail.size(); ++k)
     names.push_back(op.tail[k].op_type + "_" + std::to_string(k + 1));

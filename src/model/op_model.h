@@ -40,6 +40,14 @@ struct OpTail {
   std::vector<std::pair<std::string, Attribute>> attributes;
 };
 
+// A node of a small graph (hunt's random graphs): reads graph inputs, initializers and earlier
+// nodes' outputs by name.
+struct OpNode {
+  std::string name, op_type;
+  std::vector<std::string> inputs, outputs;
+  std::vector<std::pair<std::string, Attribute>> attributes;
+};
+
 // The newest opset the system's ONNX library (Debian 12: onnx 1.13) checks and infers in full
 // (its opset-18 schemas lack Reduce*'s axes input and Resize's antialias).
 inline constexpr int kMaxCheckedOpset = 17;
@@ -48,7 +56,8 @@ struct OpModel {
   std::string op_type;  // "Conv"
   std::string domain;   // "" for ai.onnx
   // Up to kMaxCheckedOpset ONNX's checker and shape inference type the outputs; past it (blocked
-  // DequantizeLinear is opset 21) output_types must.
+  // DequantizeLinear is opset 21), or for another domain's op (com.microsoft: imported at version 1
+  // beside ai.onnx at `opset`), output_types must.
   int opset = 17;
   std::vector<OpInput> inputs;
   std::vector<std::pair<std::string, Attribute>> attributes;
@@ -58,9 +67,15 @@ struct OpModel {
   std::vector<OpOutputType> output_types;
   // Nodes chained on outputs[0], in order; the last one's output replaces it as a graph output.
   std::vector<OpTail> tail;
+  // A small graph instead of one op (op_type empty, no tail): its nodes in topological order;
+  // `inputs` are then the graph's inputs and initializers, `outputs` the graph's outputs (any
+  // node's), all typed by shape inference.
+  std::vector<OpNode> nodes;
 };
 
-// The model's node names, in order: "<op_type>_0", then "<tail op_type>_1", ...
+inline bool is_graph(const OpModel& op) { return op.op_type.empty(); }
+
+// The model's node names, in order: "<op_type>_0", then "<tail op_type>_1", ...; a graph's own.
 std::vector<std::string> op_node_names(const OpModel& op);
 
 Attribute int_attribute(int64_t v);

@@ -165,5 +165,29 @@ TEST(HuntCli, ASeededHuntRediscoversTheKnownWebgpuMiscomputes) {
   EXPECT_LE(j["findings"].size(), 6u) << "one bug, one finding: clustering fell apart\n" << r.output;
 }
 
+// A random graph that goes wrong is cut down to the nodes that still fail: this 8-node graph (hunt
+// seed 2, case 229) ends in Conv -> Relu -> Sigmoid, the two-activations bug; reduction keeps those
+// three nodes and drops the five before them, and the folder replays.
+TEST(HuntCli, AFailingRandomGraphIsCutToTheNodesThatFail) {
+  PARITY_REQUIRE("webgpu-adapter");
+  testing::TempDir dir;
+  const auto out = dir.path() / "findings";
+  const auto r = testing::run_parity({"hunt", "--backends", "webgpu", "--point",
+                                      "Graph:graph=1263831407,nodes=8,keep=8,C=8,H=8,W=22", "--out",
+                                      out.string(), "--json", (dir.path() / "h.json").string()});
+  ASSERT_EQ(r.exit_code, 1) << r.output;
+  const json j = read_json(dir.path() / "h.json");
+  ASSERT_EQ(j["findings"].size(), 1u) << r.output;
+  const json& f = j["findings"][0];
+  EXPECT_EQ(f["point"]["nodes"], 8) << "the wrong node is the eighth: 7 nodes pass";
+  EXPECT_LE(f["point"]["keep"].get<int>(), 3) << r.output;
+  const std::filesystem::path folder = f["folder"].get<std::string>();
+  const json repro = read_json(folder / "repro.json");
+  EXPECT_LE(repro["nodes"].size(), 3u);
+  EXPECT_EQ(repro["culprit"]["op_type"], "Sigmoid");
+  const auto v = testing::run_parity({"verify", folder.string()});
+  EXPECT_EQ(v.exit_code, 1) << v.output;
+}
+
 }  // namespace
 }  // namespace parity::hunt
