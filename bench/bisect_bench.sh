@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/bisect_bench.sh: what `parity bisect` costs, in backend runs and in wall time as a multiple
 # of one plain inference of the same model on the same backends (`parity probe --backends
-# REF,TARGET`, the same isolated workers). Each figure is the median of REPEAT runs.
+# REF,TARGET --one-at-a-time`, the same isolated workers, one after the other: the reference's
+# inference plus the target's, what issue 19's ratio is about; builds without the flag run them so
+# anyway). Each figure is the median of REPEAT runs.
 #
 #   bench/bisect_bench.sh [BUILD_DIR] [TARGET] [REPEAT]     default: build webgpu 3
 #
@@ -22,13 +24,16 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 source "$(dirname "$0")/timing.sh"
+serial=()
+"$parity" probe --help 2>/dev/null | grep -q -- --one-at-a-time && serial=(--one-at-a-time)
 
 printf '%-44s %-8s %6s %5s %9s %9s %6s\n' model budget nodes runs plain_ms bisect_ms ratio
 row() {  # row NAME|PATH BUDGET [input flags]
   local name=$1 budget=$2; shift 2
   local model=$models/$name.onnx
   case $name in */*) model=$name; name=$(basename "$name" .onnx) ;; esac
-  local plain; plain=$(timed "$parity" probe "$model" --backends "cpu,$target" -q --no-count-nodes "$@")
+  local plain
+  plain=$(timed "$parity" probe "$model" --backends "cpu,$target" -q --no-count-nodes "${serial[@]}" "$@")
   local bis; bis=$(timed "$parity" bisect "$model" --backend "$target" -q --batch-bytes "$budget" "$@")
   "$parity" bisect "$model" --backend "$target" -q --batch-bytes "$budget" --json "$tmp/b.json" "$@" >/dev/null 2>&1 || true
   [ -n "${BISECT_BENCH_JSON:-}" ] && mkdir -p "$BISECT_BENCH_JSON" && cp "$tmp/b.json" "$BISECT_BENCH_JSON/$name.$budget.json"

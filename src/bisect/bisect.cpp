@@ -144,6 +144,7 @@ class Bisector {
   Status judge_final_outputs();
   Status after_failed_exposure();
   Status settle_first_divergent();
+  std::vector<int> unseen_upstream(int order) const;
   Status explain_culprit();
   // Waits for the plain target run (once); false, with report_.target_error set, when the target
   // cannot run the model at all.
@@ -582,19 +583,47 @@ Status Bisector::after_failed_exposure() {
   return ok_status();
 }
 
+// The values upstream of node `order` that were never compared, reached through uncompared values
+// only (the walk upstream stops at compared ones): settled in one round instead of one per hop (a
+// weight path of Gather -> Reshape -> Transpose before an Add took four rounds). Past the exposure
+// budget, just the node's own unseen inputs.
+std::vector<int> Bisector::unseen_upstream(int order) const {
+  const auto& g = graph();
+  std::map<std::string, int> index;
+  for (std::size_t i = 0; i < g.tensors.size(); ++i) index[g.tensors[i].tensor] = static_cast<int>(i);
+  auto unseen_inputs = [&](int node) {
+    std::vector<int> out;
+    for (const auto& in : g.nodes[static_cast<std::size_t>(node)].inputs) {
+      const auto it = index.find(in);
+      if (it == index.end()) continue;
+      const auto i = static_cast<std::size_t>(it->second);
+      if (!report_.tensors[i].compared && g.tensors[i].dtype != DType::undefined) out.push_back(it->second);
+    }
+    return out;
+  };
+  std::vector<int> region, todo = unseen_inputs(order);
+  std::set<int> seen(todo.begin(), todo.end());
+  uint64_t bytes = 0;
+  while (!todo.empty()) {
+    const int t = todo.back();
+    todo.pop_back();
+    region.push_back(t);
+    bytes += estimate_bytes(g.tensors[static_cast<std::size_t>(t)]);
+    if (bytes > options_.exposure_budget_bytes) return unseen_inputs(order);
+    for (int u : unseen_inputs(g.tensors[static_cast<std::size_t>(t)].order))
+      if (seen.insert(u).second) todo.push_back(u);
+  }
+  std::sort(region.begin(), region.end());
+  return region;
+}
+
 // Makes sure the culprit's inputs were compared, so born_here is evidence and not a guess.
 Status Bisector::settle_first_divergent() {
   const auto& g = graph();
   for (int guard = 0; guard < 8; ++guard) {
     report_.first_divergent = find_first_divergent(g, report_.tensors);
     if (!report_.first_divergent || report_.method == "extracted") break;
-    std::vector<int> unseen;
-    const auto& node = g.nodes[static_cast<std::size_t>(report_.first_divergent->order)];
-    for (const auto& in : node.inputs)
-      for (std::size_t i = 0; i < g.tensors.size(); ++i)
-        if (g.tensors[i].tensor == in && !report_.tensors[i].compared &&
-            g.tensors[i].dtype != DType::undefined)
-          unseen.push_back(static_cast<int>(i));
+    const std::vector<int> unseen = unseen_upstream(report_.first_divergent->order);
     if (unseen.empty()) break;
     bool failed = false;
     PARITY_TRY(expose_round(unseen, false, failed));
@@ -684,17 +713,32 @@ std::vector<int> pick_checkpoints(const std::vector<int>& order, const std::vect
   uint64_t total = 0;
   for (int i : order) total += bytes[static_cast<std::size_t>(i)];
   if (total <= budget) return order;
-  uint64_t largest = 1;
-  for (int i : order) largest = std::max(largest, bytes[static_cast<std::size_t>(i)]);
-  // At least two checkpoints per round, so every round halves the span or better.
-  const std::size_t k = std::max<std::size_t>(2, static_cast<std::size_t>(budget / largest));
-  if (k >= order.size()) return order;
-  std::vector<int> out;
-  for (std::size_t j = 1; j <= k; ++j) {
-    const std::size_t pos = (j * order.size()) / k - 1;
-    if (out.empty() || out.back() != order[pos]) out.push_back(order[pos]);
+  // k evenly spaced checkpoints, the last always among them.
+  auto spaced = [&](std::size_t k) {
+    std::vector<int> out;
+    for (std::size_t j = 1; j <= k; ++j) {
+      const std::size_t pos = (j * order.size()) / k - 1;
+      if (out.empty() || out.back() != order[pos]) out.push_back(order[pos]);
+    }
+    return out;
+  };
+  auto fits = [&](const std::vector<int>& cps) {
+    uint64_t sum = 0;
+    for (int i : cps) sum += bytes[static_cast<std::size_t>(i)];
+    return sum <= budget;
+  };
+  // The most checkpoints whose own bytes fit (not budget / the largest tensor: one big or unknown
+  // tensor would cap every round at a few hundred and add rounds); at least two per round, so
+  // every round halves the span or better.
+  std::size_t lo = 2, hi = order.size() - 1;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(spaced(mid)))
+      lo = mid;
+    else
+      hi = mid - 1;
   }
-  return out;
+  return spaced(lo);
 }
 
 const TensorReport* row_named(const std::vector<TensorReport>& tensors, const std::string& name) {

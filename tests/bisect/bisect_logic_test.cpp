@@ -130,6 +130,21 @@ TEST(Checkpoints, EvenlySpacedAndKeepsTheLastWhenItDoesNot) {
   EXPECT_EQ(pick_checkpoints(order, bytes, 1).size(), 2u);
 }
 
+// One large (or unknown, estimated large) tensor does not cap every round: the count is what the
+// chosen tensors' own bytes allow (Swin-T took 445 checkpoints of 6171 and six rounds before).
+TEST(Checkpoints, AsManyAsTheirOwnBytesAllow) {
+  std::vector<int> order;
+  for (int i = 0; i < 100; ++i) order.push_back(i);
+  std::vector<uint64_t> bytes(100, 10);
+  bytes[50] = 1000;
+  const auto cps = pick_checkpoints(order, bytes, 1500);
+  uint64_t sum = 0;
+  for (int i : cps) sum += bytes[static_cast<std::size_t>(i)];
+  EXPECT_LE(sum, 1500u);
+  EXPECT_GE(cps.size(), 40u);
+  EXPECT_EQ(cps.back(), 99);
+}
+
 TEST(RunBisect, CleanModelOnTwoCpuBackendsHasNoDivergence) {
   BisectOptions o;
   o.model_path = model_path("matmul_add_relu");
