@@ -7,7 +7,9 @@
 #
 # The run needs build/gpu (scripts/gpu_pack.sh) left on the machine by an earlier call, or carried.
 # MODELS: extra models to bisect on web-webgpu (e.g. /tmp/g/models/resnet50_dq.onnx from gpu_perf.sh).
-# Writes $OUT/web.txt and a JSON per command.
+# WEB_STEPS: a subset of "probe bisect verify" (default all); verify replays the browser findings
+# carried in build/gpu/findings (FINDINGS: their ids, default every web-* one) on web-jsep and
+# web-webgpu. Writes $OUT/web.txt and a JSON per command.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=/tmp/stage
@@ -39,6 +41,13 @@ flags=()
 grep -q "web-webgpu usable.*nvidia" "$out/web.txt" && flags=("${vk[@]}")
 echo "browser flags: ${flags[*]:-(default)}"
 m=$carry/models
+steps=" ${WEB_STEPS:-probe bisect verify} "
+case $steps in *" verify "*)
+  ids=${FINDINGS:-$(cd "$carry/findings" 2>/dev/null && ls -d web-* | paste -sd, -)}
+  [ -n "$ids" ] && STEP_TIMEOUT_S=300 p findings verify --findings "$carry/findings" --only "$ids" \
+    -b web-jsep,web-webgpu "${flags[@]}" --json "$out/web-findings.json" ;;
+esac
+case $steps in *" probe "*) ;; *) exit 0 ;; esac
 STEP_TIMEOUT_S=240 p probe "$m/ch_PP-OCRv4_det_infer.onnx" -b cpu,webgpu,web-webgpu,web-jsep,web-wasm \
   --input "x=$carry/receipt.png" --resize x=640,640 "${flags[@]}" --json "$out/web-probe-det.json"
 STEP_TIMEOUT_S=240 p bisect "$m/webgpu_bug_dq_blocked_1d_multilayer.onnx" -b web-webgpu "${flags[@]}" \
