@@ -115,6 +115,54 @@ std::vector<Match> conv_two_activations(const GraphFacts& f) {
   return out;
 }
 
+bool is_ms_op(const FactNode& n, std::string_view op) { return n.domain == "com.microsoft" && n.op_type == op; }
+
+// Found by parity hunt on onnxruntime-web's JSEP path (docs/hunt.md): 4-bit MatMulNBits with blocks of
+// 64 or more values is wrong there (16 and 32 are right).
+std::vector<Match> matmulnbits_large_block(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const FactNode& n : all_nodes(f)) {
+    const int64_t block = int_attr(n, "block_size", 0);
+    if (is_ms_op(n, "MatMulNBits") && block >= 64)
+      out.push_back({{n.name}, fmt::format("MatMulNBits with block_size {} ({} bits, K {}, N {})", block,
+                                           int_attr(n, "bits", 4), int_attr(n, "K", 0), int_attr(n, "N", 0))});
+  }
+  return out;
+}
+
+std::vector<Match> cumsum_reverse(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const FactNode& n : all_nodes(f))
+    if (is_op(n, "CumSum") && int_attr(n, "reverse", 0) == 1)
+      out.push_back({{n.name}, fmt::format("CumSum with reverse=1{}",
+                                           int_attr(n, "exclusive", 0) ? " (exclusive)" : "")});
+  return out;
+}
+
+// SkipLayerNormalization's inputs: input, skip, gamma, beta, bias.
+std::vector<Match> skiplayernorm_bias_without_beta(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const FactNode& n : all_nodes(f))
+    if (is_ms_op(n, "SkipLayerNormalization") && n.input(3).empty() && !n.input(4).empty())
+      out.push_back({{n.name}, "SkipLayerNormalization with a bias and no beta"});
+  return out;
+}
+
+std::vector<Match> skiplayernorm_broadcast_skip(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const FactNode& n : all_nodes(f)) {
+    if (!is_ms_op(n, "SkipLayerNormalization") && !is_ms_op(n, "SkipSimplifiedLayerNormalization")) continue;
+    const auto input = f.shape_of(n.input(0));
+    const auto skip = f.shape_of(n.input(1));
+    if (!input || !skip || skip->size() >= input->size()) continue;
+    // Batch 1 is right: a known batch of 1 is no trap.
+    if (!input->empty() && (*input)[0] == 1) continue;
+    out.push_back({{n.name}, fmt::format("{} with skip {} broadcast over input {}", n.op_type, joined(*skip),
+                                         joined(*input))});
+  }
+  return out;
+}
+
 std::vector<Match> conv_no_kernel_shape(const GraphFacts& f) {
   std::vector<Match> out;
   for (const FactNode& n : all_nodes(f))
@@ -277,6 +325,44 @@ const std::vector<Rule>& rules() {
        "run the two activations on another backend, or check the output with parity probe before trusting it",
        "webgpu-conv-two-activations",
        conv_two_activations},
+      {"matmulnbits-large-block",
+       Severity::error,
+       "MatMulNBits with block_size 64 or more",
+       {"web-jsep"},
+       "onnxruntime-web's JSEP path computes 4-bit MatMulNBits wrong for blocks of 64 and 128 values (max_abs "
+       "~0.25 on outputs ~0.3; 16 and 32 are right), 1.22.0 and 1.30.0; GPTQ/AWQ-style int4 exports use 128. "
+       "Found by parity hunt",
+       "use web-webgpu (onnxruntime-web/webgpu, the native WebGPU EP is right) or web-wasm, or requantize "
+       "with block_size 32",
+       "web-jsep-matmulnbits-block-64",
+       matmulnbits_large_block},
+      {"cumsum-reverse",
+       Severity::error,
+       "CumSum with reverse=1",
+       {"web-jsep"},
+       "JSEP's reverse CumSum shader does not compile (\"cannot initialize 'let' of type 'i32' with value "
+       "of type 'u32'\"), 1.22.0 and 1.30.0: the session fails at run. Found by parity hunt",
+       "use web-webgpu or web-wasm, or flip the axis with Slice (step -1), CumSum forward and flip back",
+       "web-jsep-cumsum-rev-1",
+       cumsum_reverse},
+      {"skiplayernorm-bias-without-beta",
+       Severity::error,
+       "SkipLayerNormalization with a bias and no beta",
+       {"web-jsep"},
+       "JSEP's SkipLayerNormalization fails (\"Beta must be 1D\") when the optional beta is left out and "
+       "the bias given, 1.22.0 and 1.30.0. Found by parity hunt",
+       "give a beta of zeros, or use web-webgpu or web-wasm",
+       "web-jsep-skiplayernorm-beta-0-bias-1",
+       skiplayernorm_bias_without_beta},
+      {"skiplayernorm-broadcast-skip",
+       Severity::error,
+       "SkipLayerNormalization with a skip broadcast over the batch",
+       {"web-jsep"},
+       "with a skip of shape [S, H] and a batch above 1, JSEP's SkipLayerNormalization is wrong (cosine "
+       "~0.97), 1.22.0 and 1.30.0; batch 1 and a [B, S, H] skip are right. Found by parity hunt",
+       "expand the skip to [B, S, H] (Expand before the node), or use web-webgpu or web-wasm",
+       "web-jsep-skiplayernorm-b-2-bias-0-skip2d-1",
+       skiplayernorm_broadcast_skip},
       {"conv-no-kernel-shape",
        Severity::error,
        "Conv without kernel_shape",
