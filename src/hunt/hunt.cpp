@@ -665,9 +665,10 @@ void Hunter::reduce_all(HuntReport& report) {
     const fs::path dir = *o_.out_dir / f.id;
     // A run that failed reports no version or adapter: the target's other runs in this hunt do.
     const TargetInfo& seen = targets_[target_index(f.target)];
-    const FolderFacts facts{o_.reference, o_.targets[target_index(f.target)],
-                            lasts[k].runtime_version.empty() ? seen.runtime_version : lasts[k].runtime_version,
-                            lasts[k].adapter.empty() ? seen.adapter : lasts[k].adapter, o_.command};
+    const FolderFacts facts{
+        o_.reference, o_.targets[target_index(f.target)],
+        lasts[k].runtime_version.empty() ? seen.runtime_version : lasts[k].runtime_version,
+        lasts[k].adapter.empty() ? seen.adapter : lasts[k].adapter, o_.command};
     if (auto w = write_finding_folder(f, *reduced_op, lasts[k].inputs, lasts[k].expected, lasts[k].observed,
                                       facts, dir);
         w.ok())

@@ -115,7 +115,9 @@ std::vector<Match> conv_two_activations(const GraphFacts& f) {
   return out;
 }
 
-bool is_ms_op(const FactNode& n, std::string_view op) { return n.domain == "com.microsoft" && n.op_type == op; }
+bool is_ms_op(const FactNode& n, std::string_view op) {
+  return n.domain == "com.microsoft" && n.op_type == op;
+}
 
 // Found by parity hunt on onnxruntime-web's JSEP path (docs/hunt.md): 4-bit MatMulNBits with blocks of
 // 64 or more values is wrong there (16 and 32 are right).
@@ -124,8 +126,9 @@ std::vector<Match> matmulnbits_large_block(const GraphFacts& f) {
   for (const FactNode& n : all_nodes(f)) {
     const int64_t block = int_attr(n, "block_size", 0);
     if (is_ms_op(n, "MatMulNBits") && block >= 64)
-      out.push_back({{n.name}, fmt::format("MatMulNBits with block_size {} ({} bits, K {}, N {})", block,
-                                           int_attr(n, "bits", 4), int_attr(n, "K", 0), int_attr(n, "N", 0))});
+      out.push_back({{n.name},
+                     fmt::format("MatMulNBits with block_size {} ({} bits, K {}, N {})", block,
+                                 int_attr(n, "bits", 4), int_attr(n, "K", 0), int_attr(n, "N", 0))});
   }
   return out;
 }
@@ -134,8 +137,9 @@ std::vector<Match> cumsum_reverse(const GraphFacts& f) {
   std::vector<Match> out;
   for (const FactNode& n : all_nodes(f))
     if (is_op(n, "CumSum") && int_attr(n, "reverse", 0) == 1)
-      out.push_back({{n.name}, fmt::format("CumSum with reverse=1{}",
-                                           int_attr(n, "exclusive", 0) ? " (exclusive)" : "")});
+      out.push_back(
+          {{n.name},
+           fmt::format("CumSum with reverse=1{}", int_attr(n, "exclusive", 0) ? " (exclusive)" : "")});
   return out;
 }
 
@@ -157,8 +161,9 @@ std::vector<Match> skiplayernorm_broadcast_skip(const GraphFacts& f) {
     if (!input || !skip || skip->size() >= input->size()) continue;
     // Batch 1 is right: a known batch of 1 is no trap.
     if (!input->empty() && (*input)[0] == 1) continue;
-    out.push_back({{n.name}, fmt::format("{} with skip {} broadcast over input {}", n.op_type, joined(*skip),
-                                         joined(*input))});
+    out.push_back(
+        {{n.name},
+         fmt::format("{} with skip {} broadcast over input {}", n.op_type, joined(*skip), joined(*input))});
   }
   return out;
 }
@@ -204,6 +209,25 @@ std::vector<Match> convtranspose_3d(const GraphFacts& f) {
     const auto w = f.shape_of(n.input(1));
     if (w && w->size() == 5)
       out.push_back({{n.name}, "weight " + joined(*w) + ": a 3-D transposed convolution"});
+  }
+  return out;
+}
+
+// Found by parity hunt (docs/hunt.md): a grouped ConvTranspose with one output channel per group is
+// wrong on the WebGPU EP when each group has an even number of input channels (2, 4, 6, 8 fail; 1,
+// 3, 5, 7 pass; two or more outputs per group pass).
+std::vector<Match> convtranspose_grouped(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const FactNode& n : all_nodes(f)) {
+    const int64_t group = int_attr(n, "group", 1);
+    if (!is_op(n, "ConvTranspose") || group <= 1) continue;
+    const auto w = f.shape_of(n.input(1));  // [C, M / group, k...]
+    if (!w || w->size() < 3 || (*w)[1] != 1 || (*w)[0] % group != 0) continue;
+    const int64_t per_group = (*w)[0] / group;
+    if (per_group % 2 == 0)
+      out.push_back({{n.name},
+                     fmt::format("group {}, {} input channels and 1 output channel per group (weight {})",
+                                 group, per_group, joined(*w))});
   }
   return out;
 }
@@ -329,7 +353,8 @@ const std::vector<Rule>& rules() {
        Severity::error,
        "MatMulNBits with block_size 64 or more",
        {"web-jsep"},
-       "onnxruntime-web's JSEP path computes 4-bit MatMulNBits wrong for blocks of 64 and 128 values (max_abs "
+       "onnxruntime-web's JSEP path computes 4-bit MatMulNBits wrong for blocks of 64 and 128 values "
+       "(max_abs "
        "~0.25 on outputs ~0.3; 16 and 32 are right), 1.22.0 and 1.30.0; GPTQ/AWQ-style int4 exports use 128. "
        "Found by parity hunt",
        "use web-webgpu (onnxruntime-web/webgpu, the native WebGPU EP is right) or web-wasm, or requantize "
@@ -409,6 +434,16 @@ const std::vector<Rule>& rules() {
        "input",
        "webgpu-test_convtranspose_3d",
        convtranspose_3d},
+      {"convtranspose-grouped",
+       Severity::error,
+       "grouped ConvTranspose with one output channel per group",
+       {"webgpu", "web-webgpu"},
+       "the WebGPU EP computes a grouped ConvTranspose wrong when each group has one output channel and an "
+       "even number of input channels (cosine ~0.4, even with a 1x1 kernel); a regression since "
+       "onnxruntime-web 1.22.0, JSEP is right. Found by parity hunt",
+       "run the node on another EP, or split it into per-group ConvTransposes and a Concat",
+       "webgpu-convtranspose-grouped",
+       convtranspose_grouped},
       {"maxpool-indices",
        Severity::error,
        "MaxPool with its Indices output",

@@ -48,9 +48,11 @@ const RuleCase kCases[] = {
     // Found by parity hunt: its finding folder's one Conv -> Relu -> Tanh chain.
     {"conv-two-activations", "findings:webgpu-conv-two-activations", "lint_conv_kernel_shape",
      "Conv Conv_0 -> Relu -> Tanh"},
+    {"convtranspose-grouped", "findings:webgpu-convtranspose-grouped", "lint_convtranspose_2d",
+     "group 2, 4 input channels and 1 output channel per group"},
     // Found by parity hunt on onnxruntime-web's JSEP path: each folder's model against its neighbour's.
-    {"matmulnbits-large-block", "findings:web-jsep-matmulnbits-block-64", "findings:web-jsep-matmulnbits-n-17-zp-1",
-     "block_size 64"},
+    {"matmulnbits-large-block", "findings:web-jsep-matmulnbits-block-64",
+     "findings:web-jsep-matmulnbits-n-17-zp-1", "block_size 64"},
     {"cumsum-reverse", "findings:web-jsep-cumsum-rev-1", "lint_sorted", "CumSum with reverse=1"},
     {"skiplayernorm-bias-without-beta", "findings:web-jsep-skiplayernorm-beta-0-bias-1",
      "findings:web-jsep-skiplayernorm-b-2-bias-0-skip2d-1", "a bias and no beta"},
