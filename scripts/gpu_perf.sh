@@ -8,7 +8,7 @@
 # Writes $OUT/perf.txt (and $OUT/bisect-json/, each bisect row's JSON with its `runs` timeline).
 # Environment as gpu_sweep.sh, plus STEPS (a subset of "bisect samples overhead"), BUILDS (a subset
 # of "before after") and TORCH_MODELS (torchvision models exported by scripts/gpu_corpus_export.py
-# with a planted blocked-DQ bug and added to the bisect rows, default "resnet50 swin_t"; "" for none;
+# with a planted blocked-DQ bug and added to the bisect rows, default "resnet50 vit_b_16 swin_t"; "" for none;
 # exports are reused from WORK/models on a warm machine).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +29,7 @@ for f in ch_PP-OCRv4_det_infer.onnx silero_vad_v5.onnx; do
 done
 steps=" ${STEPS:-bisect samples overhead} "
 BISECT_BENCH_MODELS=""
-for m in ${TORCH_MODELS-resnet50 swin_t}; do
+for m in ${TORCH_MODELS-resnet50 vit_b_16 swin_t}; do
   if [ ! -s "$work/models/${m}_dq.onnx" ]; then
     echo "=== exporting $m"
     PYTHONUNBUFFERED=1 python3 "$root/scripts/gpu_corpus_export.py" --out "$work/models" --models "$m" 2>&1 | tail -n 3
