@@ -490,6 +490,25 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
     }
     f.boundaries.push_back(std::move(b));
   }
+  // No neighbour passed anywhere: the edge may be a boundary value further out (MatMulNBits'
+  // block=128 and 64 fail, 32 passes). The next boundary value beyond each side, until one passes.
+  // (Only then: a parameter the bug does not depend on fails at every value, so looking further
+  // for each one would double a reduction's runs.)
+  const auto stated = [&] {
+    return std::any_of(f.boundaries.begin(), f.boundaries.end(),
+                       [](const Boundary& b) { return !b.passing.empty(); });
+  };
+  for (auto& b : f.boundaries) {
+    if (stated()) break;
+    const Param& param = *std::find_if(space.params.begin(), space.params.end(),
+                                       [&](const Param& p) { return p.name == b.param; });
+    for (int64_t n : further_values(param, b.value, b.failing, 1)) {
+      if (f.reduce_runs >= o_.max_reduce_runs || !b.passing.empty()) break;
+      Point q = f.point;
+      q[param.name] = n;
+      if (const auto r = fails(q)) (*r ? b.failing : b.passing).push_back(n);
+    }
+  }
   fails(f.point);  // `last` holds the reduced point's own run, for the repro folder
   // A chain that fails with its op alone is that op's finding: filed under the op's own space, so it
   // clusters with the same bug drawn without a chain.

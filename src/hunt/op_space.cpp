@@ -1235,4 +1235,27 @@ std::vector<int64_t> neighbour_values(const Param& param, int64_t value) {
   return out;
 }
 
+std::vector<int64_t> further_values(const Param& param, int64_t value, const std::vector<int64_t>& tried,
+                                    std::size_t per_side) {
+  if (param.kind == ParamKind::seed) return {};
+  int64_t low = value, high = value;
+  for (int64_t t : tried) {
+    low = std::min(low, t);
+    high = std::max(high, t);
+  }
+  std::vector<int64_t> sorted = param.boundary;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::vector<int64_t> below, above, out;
+  for (auto it = sorted.rbegin(); it != sorted.rend() && below.size() < per_side; ++it)
+    if (*it < low) below.push_back(*it);
+  for (auto it = sorted.begin(); it != sorted.end() && above.size() < per_side; ++it)
+    if (*it > high) above.push_back(*it);
+  for (std::size_t i = 0; i < per_side; ++i) {  // nearest first, the two sides taking turns
+    if (i < below.size()) out.push_back(below[i]);
+    if (i < above.size()) out.push_back(above[i]);
+  }
+  return out;
+}
+
 }  // namespace parity::hunt

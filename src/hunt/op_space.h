@@ -69,4 +69,9 @@ std::string values_list(const std::vector<int64_t>& v);
 // the parameter's range, and for sizes the next boundary values on each side.
 std::vector<int64_t> neighbour_values(const Param& param, int64_t value);
 
+// Boundary values past every value in `tried` on each side of `value`, nearest first, at most
+// `per_side` a side: where to look when every neighbour failed too (block=128 and 64 fail: 32?).
+std::vector<int64_t> further_values(const Param& param, int64_t value, const std::vector<int64_t>& tried,
+                                    std::size_t per_side);
+
 }  // namespace parity::hunt

@@ -70,6 +70,12 @@ TEST(OpSpaces, NeighboursAreOneStepAndTheNextBoundaryEachSide) {
   EXPECT_EQ(neighbour_values(c, 129), (std::vector<int64_t>{128, 130, 256}));
   EXPECT_EQ(neighbour_values(c, 1), (std::vector<int64_t>{2, 8}));
   EXPECT_EQ(point_text({{"C", 129}, {"K", 3}}), "C=129 K=3");
+  // Past the failing neighbours (128 and 256 both failed at 129): the next boundaries out each side.
+  EXPECT_EQ(further_values(c, 129, {128, 130, 256}, 2), (std::vector<int64_t>{16, 8}));
+  const Param block{"block", "block size", {16, 32, 64, 128}, 16, 128};
+  EXPECT_EQ(further_values(block, 128, {64}, 2), (std::vector<int64_t>{32, 16}));
+  const Param seed{"graph", "seed", {}, 0, 100, ParamKind::seed};
+  EXPECT_TRUE(further_values(seed, 5, {}, 2).empty());
 }
 
 TEST(HuntPlan, ACaseIsAPureFunctionOfSeedAndIndex) {
