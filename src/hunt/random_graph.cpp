@@ -32,8 +32,7 @@ int64_t numel(const Shape& s) { return std::accumulate(s.begin(), s.end(), int64
 class GraphBuilder {
  public:
   GraphBuilder(uint64_t weight_seed, const Shape& input) : seed_(weight_seed) {
-    shapes_["x"] = input;
-    inputs_.push_back({"x", DType::float32, input, std::nullopt, std::nullopt});
+    shapes_["x"] = input;  // the graph's input (model() adds it where a kept node reads it)
     values_.push_back("x");
   }
 
@@ -114,7 +113,6 @@ class GraphBuilder {
 
   uint64_t seed_;
   std::map<std::string, Shape> shapes_;
-  std::vector<OpInput> inputs_;
   std::vector<std::string> values_;  // every value a later node may read, in creation order
   std::vector<OpNode> nodes_;
   std::vector<std::vector<OpInput>> inits_;  // per node: its initializers
