@@ -232,6 +232,25 @@ std::vector<Match> convtranspose_grouped(const GraphFacts& f) {
   return out;
 }
 
+// Found by parity hunt and scanned with --point (docs/hunt.md): a Conv with an even group count
+// and more than 4 output channels per group, not a multiple of 4, is wrong on the WebGPU EP (G=2, 4:
+// M/G = 5, 6, 7, 9, ... fail; M/G <= 4 and 8, 12, 16 pass; G=3 passed every M/G tried).
+std::vector<Match> conv_grouped(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const FactNode& n : all_nodes(f)) {
+    const int64_t group = int_attr(n, "group", 1);
+    if (!is_op(n, "Conv") || group <= 1 || group % 2 != 0) continue;
+    const auto w = f.shape_of(n.input(1));  // [M, C / group, k...]
+    if (!w || w->size() < 3 || (*w)[0] % group != 0) continue;
+    const int64_t per_group = (*w)[0] / group;
+    if (per_group > 4 && per_group % 4 != 0)
+      out.push_back(
+          {{n.name},
+           fmt::format("group {}, {} output channels per group (weight {})", group, per_group, joined(*w))});
+  }
+  return out;
+}
+
 std::vector<Match> maxpool_indices(const GraphFacts& f) {
   std::vector<Match> out;
   for (const FactNode& n : all_nodes(f))
@@ -434,6 +453,18 @@ const std::vector<Rule>& rules() {
        "input",
        "webgpu-test_convtranspose_3d",
        convtranspose_3d},
+      {"conv-grouped",
+       Severity::error,
+       "grouped Conv with more than 4 output channels per group",
+       {"webgpu", "web-webgpu", "web-jsep"},
+       "with an even group count and an output-channel count per group above 4 and not a multiple of 4, "
+       "some output channels come out wrong on every WebGPU path (cosine 0.94-0.996), onnxruntime-web "
+       "1.22.0 too; depthwise convolutions (one output per group) and multipliers of 8 are right. Found "
+       "by parity hunt",
+       "run the node on another EP, or pad the output channels per group to a multiple of 4 and slice them "
+       "off after",
+       "webgpu-conv-grouped",
+       conv_grouped},
       {"convtranspose-grouped",
        Severity::error,
        "grouped ConvTranspose with one output channel per group",

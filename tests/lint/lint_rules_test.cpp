@@ -48,6 +48,8 @@ const RuleCase kCases[] = {
     // Found by parity hunt: its finding folder's one Conv -> Relu -> Tanh chain.
     {"conv-two-activations", "findings:webgpu-conv-two-activations", "lint_conv_kernel_shape",
      "Conv Conv_0 -> Relu -> Tanh"},
+    {"conv-grouped", "findings:webgpu-conv-grouped", "lint_conv_kernel_shape",
+     "group 2, 43 output channels per group"},
     {"convtranspose-grouped", "findings:webgpu-convtranspose-grouped", "lint_convtranspose_2d",
      "group 2, 4 input channels and 1 output channel per group"},
     // Found by parity hunt on onnxruntime-web's JSEP path: each folder's model against its neighbour's.
