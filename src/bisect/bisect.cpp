@@ -589,15 +589,13 @@ Status Bisector::after_failed_exposure() {
 // budget, just the node's own unseen inputs.
 std::vector<int> Bisector::unseen_upstream(int order) const {
   const auto& g = graph();
-  std::map<std::string, int> index;
-  for (std::size_t i = 0; i < g.tensors.size(); ++i) index[g.tensors[i].tensor] = static_cast<int>(i);
   auto unseen_inputs = [&](int node) {
     std::vector<int> out;
     for (const auto& in : g.nodes[static_cast<std::size_t>(node)].inputs) {
-      const auto it = index.find(in);
-      if (it == index.end()) continue;
-      const auto i = static_cast<std::size_t>(it->second);
-      if (!report_.tensors[i].compared && g.tensors[i].dtype != DType::undefined) out.push_back(it->second);
+      const model::NodeOutput* t = g.find_tensor(in);  // null: a graph input or an initializer
+      if (!t) continue;
+      const auto i = static_cast<std::size_t>(t - g.tensors.data());
+      if (!report_.tensors[i].compared && t->dtype != DType::undefined) out.push_back(static_cast<int>(i));
     }
     return out;
   };

@@ -17,15 +17,6 @@ using model::OpInput;
 using model::OpModel;
 
 constexpr const char* kMsDomain = "com.microsoft";
-const std::vector<int64_t> kSwitch = {0, 1};
-
-Error bad_point(const std::string& why) {
-  return make_error(ErrorKind::bad_input, Stage::parse_args, "invalid point: " + why);
-}
-
-OpInput data(const std::string& name, Shape shape, DType dtype = DType::float32) {
-  return {name, dtype, std::move(shape), std::nullopt, std::nullopt};
-}
 
 OpModel contrib_op(const std::string& op_type) {
   OpModel op;
@@ -151,7 +142,7 @@ OpSpace gelu_family() {
     Shape x(static_cast<std::size_t>(r), 3);
     x.back() = d;
     const double mag = std::ldexp(1.0, static_cast<int>(p.at("scale")));
-    op.inputs.push_back({"x", DType::float32, x, std::nullopt, std::make_pair(-mag, mag)});
+    op.inputs.push_back(data("x", x, DType::float32, std::make_pair(-mag, mag)));
     if (bias) {
       PARITY_ASSIGN_OR_RETURN(b, weight("bias", {d}, seed));
       op.inputs.push_back(std::move(b));

@@ -433,6 +433,12 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
     if (same) last = std::move(r[0]);
     return same;
   };
+  // The same for the reduced point with one parameter moved.
+  auto fails_with = [&](const std::string& param, int64_t value) {
+    Point q = f.point;
+    q[param] = value;
+    return fails(q);
+  };
   if (!fails(f.point).value_or(false)) {  // a flaky failure is no finding
     f.state = CaseState::match;
     return f;
@@ -447,9 +453,7 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
       int64_t lo = param.lo, hi = f.point[param.name];
       while (lo < hi && f.reduce_runs < shrink_budget) {
         const int64_t mid = lo + (hi - lo) / 2;
-        Point q = f.point;
-        q[param.name] = mid;
-        if (fails(q).value_or(false))
+        if (fails_with(param.name, mid).value_or(false))
           hi = mid;
         else
           lo = mid + 1;
@@ -469,10 +473,8 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
     if (smaller.size() > 2) smaller = {smaller.front(), smaller[smaller.size() / 2]};
     for (int64_t s : smaller) {
       if (f.reduce_runs >= shrink_budget) break;
-      Point q = f.point;
-      q[param.name] = s;
-      if (fails(q).value_or(false)) {
-        f.point = q;
+      if (fails_with(param.name, s).value_or(false)) {
+        f.point[param.name] = s;
         break;
       }
     }
@@ -482,11 +484,7 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
     Boundary b{param.name, param.meaning, f.point[param.name], {}, {}};
     for (int64_t n : neighbour_values(param, b.value)) {
       if (f.reduce_runs >= o_.max_reduce_runs) break;
-      Point q = f.point;
-      q[param.name] = n;
-      const auto r = fails(q);
-      if (!r) continue;
-      (*r ? b.failing : b.passing).push_back(n);
+      if (const auto r = fails_with(param.name, n)) (*r ? b.failing : b.passing).push_back(n);
     }
     f.boundaries.push_back(std::move(b));
   }
@@ -498,15 +496,11 @@ Finding Hunter::reduce(const HuntCase& c, std::size_t t, PointRun& last) {
     return std::any_of(f.boundaries.begin(), f.boundaries.end(),
                        [](const Boundary& b) { return !b.passing.empty(); });
   };
-  for (auto& b : f.boundaries) {
-    if (stated()) break;
-    const Param& param = *std::find_if(space.params.begin(), space.params.end(),
-                                       [&](const Param& p) { return p.name == b.param; });
-    for (int64_t n : further_values(param, b.value, b.failing, 1)) {
+  for (std::size_t i = 0; i < f.boundaries.size() && !stated(); ++i) {  // one per parameter, in order
+    Boundary& b = f.boundaries[i];
+    for (int64_t n : further_values(space.params[i], b.value, b.failing, 1)) {
       if (f.reduce_runs >= o_.max_reduce_runs || !b.passing.empty()) break;
-      Point q = f.point;
-      q[param.name] = n;
-      if (const auto r = fails(q)) (*r ? b.failing : b.passing).push_back(n);
+      if (const auto r = fails_with(b.param, n)) (*r ? b.failing : b.passing).push_back(n);
     }
   }
   fails(f.point);  // `last` holds the reduced point's own run, for the repro folder

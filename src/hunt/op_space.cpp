@@ -26,21 +26,10 @@ const std::vector<int64_t> kSizes = {1,  2,  3,  4,  5,  7,  8,  9,   15,  16,
 const std::vector<int64_t> kChannels = {1,  2,  3,  4,  7,  8,   9,   15,  16,  17,  31,  32,
                                         33, 63, 64, 65, 96, 127, 128, 129, 192, 255, 256, 257};
 const std::vector<int64_t> kSmall = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17};
-const std::vector<int64_t> kSwitch = {0, 1};
-
-Error bad_point(const std::string& why) {
-  return make_error(ErrorKind::bad_input, Stage::parse_args, "invalid point: " + why);
-}
 
 int64_t at(const Point& p, const std::string& name) {
   auto it = p.find(name);
   return it == p.end() ? 0 : it->second;
-}
-
-// A graph input, its values drawn from the dtype's default interval or from [lo, hi].
-OpInput data(const std::string& name, Shape shape, DType dtype = DType::float32,
-             std::optional<std::pair<double, double>> range = std::nullopt) {
-  return {name, dtype, std::move(shape), std::nullopt, range};
 }
 
 int64_t conv_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil) {
@@ -1158,6 +1147,15 @@ std::vector<OpSpace> make_spaces() {
 }
 
 }  // namespace
+
+Error bad_point(const std::string& why) {
+  return make_error(ErrorKind::bad_input, Stage::parse_args, "invalid point: " + why);
+}
+
+OpInput data(const std::string& name, Shape shape, DType dtype,
+             std::optional<std::pair<double, double>> range) {
+  return {name, dtype, std::move(shape), std::nullopt, range};
+}
 
 Result<OpInput> weight(const std::string& name, Shape shape, uint64_t seed, double lo, double hi,
                        DType dtype) {

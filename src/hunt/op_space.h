@@ -44,8 +44,15 @@ struct OpSpace {
   std::function<Result<model::OpModel>(const Point& p, uint64_t weight_seed)> build;
 };
 
-// Builders' inputs: an initializer of random values in [lo, hi] (weights, scales, biases), drawn
-// from (seed, name); an int64 initializer (axes, pads, indices), 1-D unless `shape` says otherwise.
+// Builders' pieces. A point the op rejects (the caller draws again):
+Error bad_point(const std::string& why);
+// A parameter that switches something on or off.
+inline const std::vector<int64_t> kSwitch = {0, 1};
+// A graph input, its values drawn from the dtype's default interval or from [lo, hi].
+model::OpInput data(const std::string& name, Shape shape, DType dtype = DType::float32,
+                    std::optional<std::pair<double, double>> range = std::nullopt);
+// An initializer of random values in [lo, hi] (weights, scales, biases), drawn from (seed, name);
+// an int64 initializer (axes, pads, indices), 1-D unless `shape` says otherwise.
 Result<model::OpInput> weight(const std::string& name, Shape shape, uint64_t seed, double lo = -1,
                               double hi = 1, DType dtype = DType::float32);
 model::OpInput int64s(const std::string& name, const std::vector<int64_t>& values,

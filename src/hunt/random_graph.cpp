@@ -27,8 +27,6 @@ struct Draws {
   uint64_t op, operand, a, b, c;
 };
 
-int64_t numel(const Shape& s) { return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>()); }
-
 class GraphBuilder {
  public:
   GraphBuilder(uint64_t weight_seed, const Shape& input) : seed_(weight_seed) {
@@ -70,9 +68,7 @@ class GraphBuilder {
         read.insert(i);
         const auto init =
             std::find_if(inits_[k].begin(), inits_[k].end(), [&](const OpInput& w) { return w.name == i; });
-        m.inputs.push_back(init != inits_[k].end()
-                               ? *init
-                               : OpInput{i, DType::float32, shapes_.at(i), std::nullopt, std::nullopt});
+        m.inputs.push_back(init != inits_[k].end() ? *init : data(i, shapes_.at(i)));
       }
       m.nodes.push_back(nodes_[k]);
       for (const auto& o : nodes_[k].outputs) produced.insert(o);
@@ -124,7 +120,7 @@ Result<bool> GraphBuilder::add(const Draws& d, const std::string& x, const std::
   Shape out = s;
   auto emit = [&](const std::string& op, std::vector<std::string> in,
                   std::vector<std::pair<std::string, Attribute>> attrs = {}) -> Result<bool> {
-    if (numel(out) > kMaxElements || numel(out) == 0) return false;
+    if (shape_numel(out) > kMaxElements || shape_numel(out) == 0) return false;
     add_node(op, std::move(in), y, std::move(attrs));
     shapes_[y] = out;
     return true;
@@ -203,7 +199,7 @@ Result<bool> GraphBuilder::add(const Draws& d, const std::string& x, const std::
     }
     case 8: {  // Reshape: flatten after the batch, or a rank-4 value to [N, C, H*W]
       if (rank < 2) return false;
-      out = rank == 4 && d.a % 2 ? Shape{s[0], s[1], s[2] * s[3]} : Shape{s[0], numel(s) / s[0]};
+      out = rank == 4 && d.a % 2 ? Shape{s[0], s[1], s[2] * s[3]} : Shape{s[0], shape_numel(s) / s[0]};
       return emit("Reshape", {x, ints(k, "shape", out)});
     }
     case 9: {  // MatMul with a weight on the last axis
