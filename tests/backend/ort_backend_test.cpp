@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 
 #include "backend/backend.h"
 #include "backend_test_util.h"
 #include "onnx_wire.h"
 #include "reference_math.h"
+#include "support/temp_dir.h"
 
 namespace parity::backend {
 namespace {
@@ -375,13 +377,44 @@ TEST(OrtEps, UnknownOrMissingEpsAreUnavailableAtAppendProvider) {
   EXPECT_EQ(w.error().kind, ErrorKind::unavailable);
   EXPECT_EQ(w.error().stage, Stage::append_provider);
 
-  // Built into 1.30 but its provider library is not shipped in the npm package.
+  // Built into 1.30 but its provider libraries are not shipped in the npm package: the hint names
+  // the first file ORT looks for (its own status names none).
   for (const char* ep : {"cuda", "tensorrt"}) {
     auto r = run_backend(spec_for(ep), matmul_request());
     ASSERT_FALSE(r.ok()) << ep;
     EXPECT_EQ(r.error().kind, ErrorKind::unavailable) << r.error().describe();
     EXPECT_EQ(r.error().stage, Stage::append_provider) << r.error().describe();
+    EXPECT_NE(r.error().hint.find("libonnxruntime_providers_shared.so is not next to"), std::string::npos)
+        << r.error().hint;
   }
+}
+
+TEST(OrtEps, AMissingProviderDependencyIsNamed) {
+  // ORT 1.30 with a provider bridge and a CUDA provider library beside it, whose dependency the
+  // loader cannot find: the case of a GPU build's libraries on a machine without CUDA's.
+  namespace fs = std::filesystem;
+  parity::testing::TempDir dir;
+  ASSERT_TRUE(dir.ok());
+  fs::copy_file(PARITY_DEFAULT_ORT_LIB, dir / "libonnxruntime.so.1");
+  fs::copy_file(PARITY_TEST_PROVIDER_BRIDGE, dir / "libonnxruntime_providers_shared.so");
+  BackendSpec cuda = spec_for("cuda");
+  cuda.ort_lib = (dir / "libonnxruntime.so.1").string();
+
+  auto no_provider = run_backend(cuda, matmul_request());
+  ASSERT_FALSE(no_provider.ok());
+  EXPECT_NE(no_provider.error().hint.find("libonnxruntime_providers_cuda.so is not next to"),
+            std::string::npos)
+      << no_provider.error().describe();
+
+  fs::copy_file(PARITY_TEST_PROVIDER, dir / "libonnxruntime_providers_cuda.so");
+  auto r = run_backend(cuda, matmul_request());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::unavailable) << r.error().describe();
+  EXPECT_EQ(r.error().stage, Stage::append_provider) << r.error().describe();
+  EXPECT_NE(r.error().hint.find("libonnxruntime_providers_cuda.so needs libparity_test_absent_dep.so"),
+            std::string::npos)
+      << r.error().describe();
+  EXPECT_NE(r.error().hint.find("LD_LIBRARY_PATH"), std::string::npos) << r.error().hint;
 }
 
 TEST(Registry, CreatesOrtBackendsAndRejectsEmptyEp) {

@@ -116,6 +116,8 @@ Result<const OrtLibrary*> load_ort_library(const std::string& path_in, OrtGuard&
 
   auto lib = std::make_unique<OrtLibrary>();
   lib->path = path;
+  Dl_info where{};
+  lib->file = dladdr(symbol, &where) != 0 && where.dli_fname ? where.dli_fname : path;
   lib->handle = handle;
   lib->base = base;
   lib->api = api;

@@ -18,6 +18,7 @@ namespace parity::backend::ort {
 
 struct OrtLibrary {
   std::string path;        // as given (after resolving the default)
+  std::string file;        // the file the loader opened (dladdr): ORT finds provider libraries beside it
   void* handle = nullptr;  // dlopen handle, process-lived
   const OrtApiBase* base = nullptr;
   const OrtApi* api = nullptr;  // the table for api_version

@@ -33,4 +33,10 @@ const EpName* find_ep_by_short_name(std::string_view short_name);
 // lowercased ("FooBarExecutionProvider" -> "foobar").
 std::string short_ep_name(std::string_view provider_name);
 
+// Why an EP's provider library (libonnxruntime_providers_<ep>.so, which ORT looks for next to the
+// library `ort_library_file`) does not load, as one line naming the missing file: ORT's status says
+// only "Failed to load shared library" and leaves the loader's reason to its log. Repeats ORT's
+// load (libonnxruntime_providers_shared.so, then the EP's) in this process. Empty when both load.
+std::string diagnose_provider_library(const std::string& ort_library_file, std::string_view ep);
+
 }  // namespace parity::backend::ort

@@ -171,6 +171,9 @@ class Steps {
     Status appended = append_provider(guard, so, ep, provider_name);
     if (!appended.ok()) {
       Error e = appended.error();
+      // ORT names no file when a provider library fails to load: find which one, and why.
+      if (e.kind == ErrorKind::unavailable && e.message.find("Failed to load") != std::string::npos)
+        if (std::string why = diagnose_provider_library(lib.file, ep); !why.empty()) e.hint = why;
       if (!result.adapter.empty())
         e.hint += (e.hint.empty() ? "" : "; ") + std::string("Vulkan device: ") + result.adapter;
       return e;
