@@ -745,6 +745,11 @@ Result<HuntReport> Hunter::run() {
 
 }  // namespace
 
+namespace {
+constexpr CaseState kStates[] = {CaseState::match, CaseState::mismatch, CaseState::error, CaseState::invalid,
+                                 CaseState::fallback};
+}  // namespace
+
 const char* state_name(CaseState s) {
   switch (s) {
     case CaseState::match: return "match";
@@ -873,11 +878,11 @@ Result<HuntCase> case_from_json_line(const std::string& line) {
       CaseRun run;
       run.target = r.at("target").get<std::string>();
       const std::string s = r.at("state").get<std::string>();
-      run.state = s == "mismatch"   ? CaseState::mismatch
-                  : s == "error"    ? CaseState::error
-                  : s == "invalid"  ? CaseState::invalid
-                  : s == "fallback" ? CaseState::fallback
-                                    : CaseState::match;
+      // The inverse of state_name: a state this build does not know is a bad line, not a match.
+      const auto known = std::find_if(std::begin(kStates), std::end(kStates),
+                                      [&](CaseState k) { return s == state_name(k); });
+      if (known == std::end(kStates)) return bad("unknown state '" + s + "'");
+      run.state = *known;
       run.measured = r.value("measured", "");
       c.runs.push_back(std::move(run));
     }

@@ -96,6 +96,19 @@ TEST(HuntPlan, ACaseIsAPureFunctionOfSeedAndIndex) {
   ASSERT_TRUE(back.ok()) << back.error().describe();
   EXPECT_EQ(back->point, plan_case({"Slice"}, 5, 3)->point);
   EXPECT_FALSE(case_from_json_line("{\"schema\": \"other\"}").ok());
+
+  // Every state reads back as itself; one this build does not know is refused, not taken for a match.
+  HuntCase c = *plan_case({"Slice"}, 5, 3);
+  for (CaseState s :
+       {CaseState::match, CaseState::mismatch, CaseState::error, CaseState::invalid, CaseState::fallback})
+    c.runs.push_back({"t", s, "m", {}});
+  auto states = case_from_json_line(case_to_json_line(c));
+  ASSERT_TRUE(states.ok()) << states.error().describe();
+  ASSERT_EQ(states->runs.size(), c.runs.size());
+  for (std::size_t k = 0; k < c.runs.size(); ++k) EXPECT_EQ(states->runs[k].state, c.runs[k].state) << k;
+  std::string odd = case_to_json_line(c);
+  odd.replace(odd.find("\"fallback\""), 10, "\"sideways\"");
+  EXPECT_FALSE(case_from_json_line(odd).ok());
 }
 
 // The reference against itself under another label: every case must match. A space whose models
