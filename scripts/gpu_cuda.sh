@@ -10,9 +10,9 @@
 #   bash scripts/gpu_cuda.sh stage build/cuda2     # machine stays warm (30 s between calls)
 #   bash scripts/gpu_cuda.sh run build/cuda3       # the last part, then the runs
 #
-# The run needs build/gpu (scripts/gpu_pack.sh) on the machine and, for the torchvision rows, the
-# exports scripts/gpu_perf.sh left in WORK/models (default /tmp/g/models). CUDA_STEPS: a subset of
-# "check probe bisect sweep" (default all). Writes $OUT/cuda.txt and a JSON per command.
+# The run needs build/gpu (scripts/gpu_pack.sh) on the machine; torchvision exports are reused from
+# WORK/models (default /tmp/g/models) or made. CUDA_STEPS: a subset of "check probe bisect sweep"
+# (default all). Writes $OUT/cuda.txt and a JSON per command.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 stage=/tmp/cudastage
@@ -49,25 +49,33 @@ case $steps in *" check "*)
   echo "=== exit $?" ;;
 esac
 m=$carry/models
-torch_models=$(ls "$work"/models/*_dq.onnx 2>/dev/null)
+# The torchvision exports of scripts/gpu_corpus_export.py (made here when missing): the clean ones run
+# on CUDA; the _dq ones carry a planted blocked DequantizeLinear, which CUDA's kernel refuses.
+for t in resnet50 swin_t vit_b_16; do
+  [ -s "$work/models/$t.onnx" ] || (cd "$work" && PYTHONUNBUFFERED=1 python3 "$root/scripts/gpu_corpus_export.py" \
+    --out "$work/models" --models "$t" 2>&1 | tail -n 1)
+done
+clean_models=$(ls "$work"/models/{resnet50,swin_t,vit_b_16}.onnx 2>/dev/null)
 case $steps in *" probe "*)
-  p probe "$m/ch_PP-OCRv4_det_infer.onnx" -b "cpu,webgpu,$cuda" --input "x=$carry/receipt.png" \
+  # use_tf32=0 beside the default: what CUDA's TF32 costs in agreement, and that Parity judges it so.
+  f32="cudaf32=$cuda:use_tf32=0"
+  p probe "$m/ch_PP-OCRv4_det_infer.onnx" -b "cpu,webgpu,$cuda,$f32" --input "x=$carry/receipt.png" \
     --resize x=640,640 --samples 4 --json "$out/cuda-probe-det.json"
-  p probe "$m/silero_vad_v5.onnx" -b "cpu,$cuda" --shape input=1,512 --shape state=2,1,128 \
+  p probe "$m/silero_vad_v5.onnx" -b "cpu,$cuda,$f32" --shape input=1,512 --shape state=2,1,128 \
     --range sr=16000,16001 --range state=-0.1,0.1 --samples 4 --json "$out/cuda-probe-vad.json"
-  # The torchvision exports carry a planted blocked-DQ bug that only the WebGPU EP computes wrong.
-  for t in $torch_models; do
-    p probe "$t" -b "cpu,webgpu,$cuda" --range x=0,1 --json "$out/cuda-probe-$(basename "$t" .onnx).json"
-  done ;;
+  for t in $clean_models; do
+    p probe "$t" -b "cpu,webgpu,$cuda,$f32" --range x=0,1 --json "$out/cuda-probe-$(basename "$t" .onnx).json"
+  done
+  [ -s "$work/models/resnet50_dq.onnx" ] && p probe "$work/models/resnet50_dq.onnx" -b "cpu,$cuda" --range x=0,1 ;;
 esac
 case $steps in *" bisect "*)
-  # A bug on webgpu bisected against cuda as the reference, and cuda as bisect's target (clean).
-  for t in $torch_models; do
-    p bisect "$t" --reference "$cuda" -b webgpu --range x=0,1 --json "$out/cuda-bisect-$(basename "$t" .onnx).json"
+  # cuda as bisect's target on a clean network (the verdict must be "no divergence"), then the cost.
+  for t in $clean_models; do
+    p bisect "$t" -b "$cuda" --range x=0,1 --json "$out/cuda-bisect-$(basename "$t" .onnx).json"
   done
   echo "=== bisect_bench cuda"
   mkdir -p "$work/after/bin" && cp "$work/bin/parity" "$work/after/bin/parity" && ln -sfn "$m" "$work/after/test-models"
-  BISECT_BENCH_TOY=0 BISECT_BENCH_MODELS="$torch_models" PARITY_ORT_LIB=$ort \
+  BISECT_BENCH_TOY=0 BISECT_BENCH_MODELS="$clean_models" PARITY_ORT_LIB=$ort \
     bash "$root/bench/bisect_bench.sh" "$work/after" "$cuda" "${REPEAT:-3}" ;;
 esac
 case $steps in *" sweep "*)

@@ -35,6 +35,13 @@ bool is_web_backend(std::string_view ep) { return browser::web_path_for(ep).has_
 
 bool runs_on_cpu_kernels(std::string_view ep) { return ep == "cpu" || ep == "web-wasm"; }
 
+std::string_view reduced_arithmetic(const BackendSpec& spec) {
+  if (spec.ep != "cuda") return {};
+  for (const auto& [key, value] : spec.provider_options)
+    if (key == "use_tf32") return value == "0" ? "" : "tf32";
+  return "tf32";
+}
+
 std::vector<std::string> known_ep_names() {
   std::vector<std::string> names;
   for (const auto& ep : ort::known_eps()) names.emplace_back(ep.short_name);

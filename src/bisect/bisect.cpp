@@ -15,6 +15,7 @@
 #include "model/onnx_model.h"
 #include "parity/version.h"
 #include "probe/exposed_run.h"
+#include "probe/precision.h"
 
 namespace parity::bisect {
 namespace {
@@ -151,6 +152,9 @@ class Bisector {
   bool await_plain();
 
   const BisectOptions& options_;
+  // The comparison's reduced arithmetic ("tf32" when either side is CUDA with TF32), judged as
+  // probe judges it: without this every tensor of a real network on CUDA would be "divergent".
+  const std::string_view arithmetic_ = probe::judged_arithmetic(options_.reference, options_.target);
   std::unique_ptr<isolate::BackendRunner> own_runner_;  // when options_.runner is null
   Clock::time_point start_ = Clock::now();
   const ProgressSink& progress_;
@@ -248,10 +252,11 @@ Status Bisector::expose_round(const std::vector<int>& cps, bool first_round, boo
     for (const auto& o : g.graph_outputs) {
       auto it = ref_values_.find(o);
       if (it == ref_values_.end()) continue;
-      if (compare_one(find_named(outs, o), it->second, options_.tolerance).verdict == Verdict::mismatch)
-        exposed_mismatch = true;
-      if (compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance).verdict ==
+      if (compare_one(find_named(outs, o), it->second, options_.tolerance, arithmetic_).verdict ==
           Verdict::mismatch)
+        exposed_mismatch = true;
+      if (compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance, arithmetic_)
+              .verdict == Verdict::mismatch)
         report_.final_mismatch = true;
     }
     if (report_.final_mismatch && !exposed_mismatch) {
@@ -273,7 +278,7 @@ Status Bisector::expose_round(const std::vector<int>& cps, bool first_round, boo
     auto& row = report_.tensors[static_cast<std::size_t>(i)];
     auto it = ref_values_.find(t.tensor);
     if (it == ref_values_.end()) continue;
-    TensorReport r = compare_one(find_named(outs, t.tensor), it->second, options_.tolerance);
+    TensorReport r = compare_one(find_named(outs, t.tensor), it->second, options_.tolerance, arithmetic_);
     r.node = row.node;
     r.op_type = row.op_type;
     r.order = row.order;
@@ -329,8 +334,8 @@ Status Bisector::extracted_fallback() {
     auto r =
         run_backend(options_.target, m, feed, {t.tensor}, target_fault_, "prefix up to '" + t.tensor + "'");
     if (!r.result.ok()) return r.result.error();
-    TensorReport row =
-        compare_one(find_named(r.result->outputs, t.tensor), ref_values_.at(t.tensor), options_.tolerance);
+    TensorReport row = compare_one(find_named(r.result->outputs, t.tensor), ref_values_.at(t.tensor),
+                                   options_.tolerance, arithmetic_);
     auto& slot = report_.tensors[static_cast<std::size_t>(ti)];
     row.node = slot.node;
     row.op_type = slot.op_type;
@@ -457,7 +462,7 @@ Status Bisector::try_cut(const std::set<int>& chosen, const std::vector<std::str
   iso_observed_ = target.result->outputs;
   iso.reproduces = false;
   for (const auto& e : iso_expected_) {
-    TensorReport r = compare_one(find_named(iso_observed_, e.name), e, options_.tolerance);
+    TensorReport r = compare_one(find_named(iso_observed_, e.name), e, options_.tolerance, arithmetic_);
     if (!iso.metrics) iso.metrics = r.metrics;
     if (r.verdict == Verdict::mismatch) {
       iso.reproduces = true;
@@ -513,6 +518,8 @@ void Bisector::start_report() {
   report_.seed = options_.inputs.seed;
   report_.skipped_subgraphs = g.skipped_subgraphs;
   for (const auto& s : g.skipped_subgraphs) report_.notes.push_back("skipped subgraph: " + s);
+  if (!arithmetic_.empty() && !options_.tolerance)
+    report_.notes.push_back(probe::arithmetic_note(arithmetic_));
   for (std::size_t i = 0; i < g.tensors.size(); ++i) {
     const auto& t = g.tensors[i];
     TensorReport r;
@@ -560,8 +567,8 @@ Status Bisector::judge_final_outputs() {
   for (const auto& o : outputs)
     if (auto it = ref_values_.find(o); it != ref_values_.end())
       report_.final_mismatch |=
-          compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance).verdict ==
-          Verdict::mismatch;
+          compare_one(find_named(plain_target_outputs_, o), it->second, options_.tolerance, arithmetic_)
+              .verdict == Verdict::mismatch;
   return ok_status();
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "probe/precision.h"
+
 namespace parity::bisect {
 namespace {
 
@@ -22,11 +24,11 @@ std::string describe_error(const std::optional<Comparison>& c, const std::string
 }
 
 TensorReport compare_one(const NamedTensor* actual, const NamedTensor& expected,
-                         const std::optional<Tolerance>& tol) {
+                         const std::optional<Tolerance>& tol, std::string_view arithmetic) {
   TensorReport r;
   r.name = expected.name;
   r.compared = true;
-  r.tolerance = tol ? *tol : default_tolerance(expected.tensor.dtype());
+  r.tolerance = tol ? *tol : probe::default_tolerance_in(expected.tensor.dtype(), arithmetic);
   const Evaluation ev = evaluate_output(actual, expected, r.tolerance);
   if (ev.comparison) r.metrics = *ev.comparison;
   r.verdict = ev.verdict.verdict;

@@ -100,7 +100,8 @@ Result<VerifyReport> run_verify(const VerifyOptions& options, const ProgressSink
                                  "' here, '" + (meta.adapter.empty() ? "none" : meta.adapter) +
                                  "' when the repro was written");
   for (const auto& e : expected) {
-    report.outputs.push_back(compare_one(find_named(r.result->outputs, e.name), e, options.tolerance));
+    report.outputs.push_back(compare_one(find_named(r.result->outputs, e.name), e, options.tolerance,
+                                         backend::reduced_arithmetic(options.backend)));
     if (report.outputs.back().verdict == Verdict::mismatch) report.still_fails = true;
   }
   return report;

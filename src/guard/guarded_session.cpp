@@ -214,7 +214,8 @@ struct GuardedSession::Impl {
     PARITY_ASSIGN_OR_RETURN(actual, engine.run(sample));
     if (!limits_checked && !fits()) return false;
     PARITY_ASSIGN_OR_RETURN(expected, reference_outputs(c, sample));
-    const guard::PreflightVerdict v = guard::judge_preflight(actual.outputs, expected, c.decl->precision);
+    const guard::PreflightVerdict v = guard::judge_preflight(actual.outputs, expected, c.decl->precision,
+                                                             backend::reduced_arithmetic(c.spec));
     if (key.empty())
       key = guard::PreflightCache::key(*c.decl, sha, engine.runtime_version(), engine.adapter());
     cache.store(key, v);

@@ -60,7 +60,8 @@ Result<std::vector<NamedTensor>> preflight_sample(const manifest::Manifest& m, c
 }
 
 PreflightVerdict judge_preflight(const std::vector<NamedTensor>& actual,
-                                 const std::vector<NamedTensor>& expected, const std::string& precision) {
+                                 const std::vector<NamedTensor>& expected, const std::string& precision,
+                                 std::string_view arithmetic) {
   probe::ProbeOptions rules;
   rules.judge_as = probe::judging_dtype(precision);
   if (!precision.empty() && precision != "fp32") rules.min_cosine = probe::kVariantMinCosine;
@@ -71,7 +72,8 @@ PreflightVerdict judge_preflight(const std::vector<NamedTensor>& actual,
     const NamedTensor* a = nullptr;
     for (const NamedTensor& t : actual)
       if (t.name == e.name) a = &t;
-    const Evaluation ev = evaluate_output(a, e, probe::tolerance_for(rules, e.name, e.tensor.dtype()));
+    const Evaluation ev =
+        evaluate_output(a, e, probe::tolerance_for(rules, e.name, e.tensor.dtype(), arithmetic));
     if (ev.verdict.verdict == Verdict::mismatch) {
       v.passed = false;
       v.detail = fmt::format("output '{}': {} ({})", e.name, ev.verdict.failed_rule, ev.verdict.detail);

@@ -32,9 +32,10 @@ struct PreflightVerdict {
 };
 
 // Judges `actual` against `expected` (the reference's outputs for the same file) as a sweep cell
-// judges a file of `precision`.
+// judges a file of `precision` on a backend of `arithmetic` (backend::reduced_arithmetic).
 PreflightVerdict judge_preflight(const std::vector<NamedTensor>& actual,
-                                 const std::vector<NamedTensor>& expected, const std::string& precision);
+                                 const std::vector<NamedTensor>& expected, const std::string& precision,
+                                 std::string_view arithmetic = {});
 
 // The adapter's limits against what the declared file needs (google/xrblocks PR #483: a GPU with a
 // 128 MiB limit picked for a model needing 384 MiB): empty when they fit or either side is

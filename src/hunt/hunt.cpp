@@ -23,6 +23,7 @@
 #include "model/op_model.h"
 #include "parity/version.h"
 #include "probe/input_plan.h"
+#include "probe/precision.h"
 
 namespace parity::hunt {
 namespace {
@@ -205,8 +206,9 @@ std::vector<PointRun> Hunter::run_point(const OpSpace& space, const Point& point
       r.measured = "the node ran on the CPU fallback";
       continue;
     }
+    const std::string_view arithmetic = probe::judged_arithmetic(o_.reference, o_.targets[which[k]]);
     for (const auto& e : r.expected) {
-      const auto t = bisect::compare_one(bisect::find_named(r.observed, e.name), e, std::nullopt);
+      const auto t = bisect::compare_one(bisect::find_named(r.observed, e.name), e, std::nullopt, arithmetic);
       if (!r.metrics) r.metrics = t.metrics;
       if (t.verdict == Verdict::mismatch && r.state == CaseState::match) {
         r.state = CaseState::mismatch;

@@ -10,6 +10,7 @@
 #include "core/interrupt.h"
 #include "model/tensor_proto.h"
 #include "parity/version.h"
+#include "probe/precision.h"
 
 namespace parity::probe {
 namespace {
@@ -35,12 +36,12 @@ bool worse_than(const OutputReport& a, const OutputReport& b) {
 }
 
 OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual, const NamedTensor& expected,
-                          int sample, std::optional<double> noise_max_abs) {
+                          int sample, std::optional<double> noise_max_abs, std::string_view arithmetic) {
   OutputReport r;
   r.name = expected.name;
   r.worst_sample = sample;
   r.reference_stats = compute_stats(expected.tensor);
-  r.tolerance = tolerance_for(options, expected.name, expected.tensor.dtype());
+  r.tolerance = tolerance_for(options, expected.name, expected.tensor.dtype(), arithmetic);
   if (noise_max_abs && std::isfinite(*noise_max_abs)) {
     r.noise_max_abs = noise_max_abs;
     r.tolerance.noise_abs = kNoiseMargin * *noise_max_abs;
@@ -116,17 +117,18 @@ bool ProbeReport::all_ok(bool allow_inconclusive) const {
   });
 }
 
-Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DType dtype) {
+Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DType dtype,
+                        std::string_view arithmetic) {
   if (auto it = options.output_tolerance.find(name); it != options.output_tolerance.end()) return it->second;
   if (options.tolerance) return *options.tolerance;
-  Tolerance own = default_tolerance(dtype);
+  Tolerance own = default_tolerance_in(dtype, arithmetic);
   if (!dtype_is_float(dtype)) return own;
   if (options.judge_as) {
     const Tolerance computed = default_tolerance(*options.judge_as);  // only ever loosens
     if (computed.scale_rtol > own.scale_rtol) own = computed;
   }
   if (options.min_cosine) own.min_cosine = options.min_cosine;
-  if (options.drift_cosine) own.drift_cosine = options.drift_cosine;
+  if (options.drift_cosine) own.drift_cosine = std::max(options.drift_cosine, own.drift_cosine);
   return own;
 }
 
@@ -229,7 +231,7 @@ void take_reference(const ProbeOptions& options, std::size_t s, std::vector<Name
 
 // Judges sample `s` of backend `bi` against the reference's; `worst` keeps the worst sample per
 // output. The noise backend (bi == 1 with --noise-from) records its max_abs as the others' floor.
-void compare_sample(const ProbeOptions& options, std::size_t bi, std::size_t s,
+void compare_sample(const ProbeOptions& options, std::size_t bi, std::string_view arithmetic, std::size_t s,
                     const std::vector<NamedTensor>& outputs, ProbeState& state,
                     std::vector<OutputReport>& worst) {
   const auto& expected = state.reference_outputs[s];
@@ -241,7 +243,7 @@ void compare_sample(const ProbeOptions& options, std::size_t bi, std::size_t s,
     std::optional<double> floor;
     if (options.noise_from && bi > 1 && s < noise.size())
       if (auto it = noise[s].find(expected[o].name); it != noise[s].end()) floor = it->second;
-    OutputReport r = judge_output(options, actual, expected[o], static_cast<int>(s), floor);
+    OutputReport r = judge_output(options, actual, expected[o], static_cast<int>(s), floor, arithmetic);
     if (options.noise_from && bi == 1 && r.comparison) {
       if (noise.size() <= s) noise.resize(s + 1);
       noise[s][expected[o].name] = r.comparison->max_abs;
@@ -370,13 +372,18 @@ Result<BackendReport> judge_backend(const ProbeOptions& options, const InputPlan
   } else {
     auto& result = run.result.value();
     record_run(result, br);
+    // A backend that computes in reduced arithmetic by design (CUDA's TF32) is judged at that
+    // precision, unless the user gave a rule: otherwise every CUDA run of a real network "fails".
+    const std::string_view arithmetic = br.is_reference ? "" : judged_arithmetic(options.reference, spec);
+    if (!arithmetic.empty() && !options.tolerance && options.output_tolerance.empty())
+      br.notes.push_back(arithmetic_note(arithmetic));
     for (std::size_t s = 0; s < plan.samples.size(); ++s) {
       auto& outputs = s == 0 ? result.outputs : result.more_outputs[s - 1];
       if (options.save_io) PARITY_TRY(save_io(*options.save_io, br, s, plan.samples[s], outputs));
       if (br.is_reference)
         take_reference(options, s, std::move(outputs), state, worst);
       else if (!state.reference_error)
-        compare_sample(options, bi, s, outputs, state, worst);
+        compare_sample(options, bi, arithmetic, s, outputs, state, worst);
     }
   }
   finish_backend(options, state, std::move(worst), br);

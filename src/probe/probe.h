@@ -133,6 +133,7 @@ using ProgressSink = std::function<void(const std::string& line)>;
 Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& progress = {});
 
 // Tolerance applied to output `name` of dtype `dtype` under `options`.
-Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DType dtype);
+Tolerance tolerance_for(const ProbeOptions& options, const std::string& name, DType dtype,
+                        std::string_view arithmetic = {});
 
 }  // namespace parity::probe
