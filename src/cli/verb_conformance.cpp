@@ -3,7 +3,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <thread>
 
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
@@ -12,6 +11,7 @@
 #include "conformance/diff.h"
 #include "conformance/runner.h"
 #include "core/file_io.h"
+#include "core/parallel_for.h"
 #include "probe/input_plan.h"
 #include "report/conformance_document.h"
 #include "report/conformance_json.h"
@@ -73,7 +73,7 @@ Result<conformance::ConformanceOptions> build_options(
   o.test_tolerance = std::move(per_test);
   o.recheck = !a.no_recheck;
   if (const char* fault = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = fault;
-  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(usable_cores());
   return o;
 }
 
@@ -226,7 +226,8 @@ Verb conformance_verb() {
         cmd.add_option("-b,--backends", args->backends,
                        "comma-separated backend specs ([LABEL=]EP[:KEY=VALUE]...)")
             ->capture_default_str();
-        cmd.add_option("-j,--jobs", args->jobs, "workers at once (default: number of cores)");
+        cmd.add_option("-j,--jobs", args->jobs,
+                       "workers at once (default: one per core this process may use)");
         cmd.add_option("--atol", args->atol, "absolute tolerance for float outputs (default 1e-7, as ONNX)");
         cmd.add_option("--rtol", args->rtol, "relative tolerance for float outputs (default 1e-3, as ONNX)");
         cmd.add_option("--tol", args->tols,

@@ -1,12 +1,11 @@
 // `parity hunt`: search op spaces for backend miscomputes; reduce, cluster and file each one.
 #include <fmt/format.h>
 
-#include <thread>
-
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
 #include "cli/report_files.h"
 #include "cli/verb.h"
+#include "core/parallel_for.h"
 #include "core/shell_words.h"
 #include "core/text.h"
 #include "hunt/hunt.h"
@@ -77,7 +76,7 @@ Result<hunt::HuntOptions> build_options(const HuntArgs& a) {
     o.cases = static_cast<int>(o.points.size());
   }
   o.budget_s = a.time_budget_s;
-  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(usable_cores());
   o.reduce = a.reduce;
   o.max_reduce_runs = a.max_reduce_runs;
   if (!a.out_dir.empty()) o.out_dir = a.out_dir;
@@ -139,7 +138,7 @@ void declare_hunt(CLI::App& cmd, HuntArgs& a) {
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--time-budget", a.time_budget_s, "start no new case after this many seconds (0: none)")
       ->capture_default_str();
-  cmd.add_option("--jobs,-j", a.jobs, "cases at once (default: one per core)");
+  cmd.add_option("--jobs,-j", a.jobs, "cases at once (default: one per core this process may use)");
   add_switch(cmd, "reduce", a.reduce, "reduce and cluster failures into findings");
   cmd.add_option("--max-reduce-runs", a.max_reduce_runs, "runs one failure's reduction may take")
       ->capture_default_str();
