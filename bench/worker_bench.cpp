@@ -2,13 +2,23 @@
 // and run on the CPU EP in this process (ORT already loaded: an application's steady state) and in
 // a fresh `parity worker` process (spawn, ORT library load, request and tensors over pipes, reap),
 // the way every native backend run of probe, bisect and sweep goes. The difference is the worker's
-// start-up; goal (issue 19): <= 50 ms plus the library load.
+// start-up; goal (issue 19): <= 50 ms plus the library load. And the protocol's throughput for the
+// large tensors a bisect round moves (ViT-B/16: 586 MB a side): one tensor frame written from its
+// tensor and read into the tensor the parent keeps, through a socket pair, as the worker's reply.
 //
 //   build/bin/worker_bench --benchmark_min_time=2
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
 
 #include "backend/ort/ort_session.h"
+#include "isolate/frame_io.h"
 #include "isolate/isolated_runner.h"
+#include "isolate/protocol.h"
 #include "probe/input_plan.h"
 
 namespace parity {
@@ -47,6 +57,44 @@ void BM_Worker_OpenAndRun(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_Worker_OpenAndRun)->Unit(benchmark::kMillisecond);
+
+void BM_Protocol_TensorThroughSocket(benchmark::State& state) {
+  const auto mib = static_cast<int64_t>(state.range(0));
+  const NamedTensor sent{"t", probe::random_tensor(DType::float32, {mib, 1 << 18}, {-1, 1}, 1).value()};
+  for (auto _ : state) {
+    int fd[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fd) != 0) state.SkipWithError("socketpair");
+    ::fcntl(fd[0], F_SETFL, O_NONBLOCK);
+    std::thread worker([&] { (void)isolate::write_tensor_frame(fd[1], sent); });
+    isolate::FrameReader reader;  // as the parent reads: poll, feed, take
+    std::optional<isolate::Frame> frame;
+    while (!frame) {
+      pollfd p{fd[0], POLLIN, 0};
+      ::poll(&p, 1, 100);
+      if (!reader.feed(fd[0]).ok()) break;
+      auto next = reader.next();
+      if (next.ok() && *next) frame = std::move(**next);
+    }
+    worker.join();
+    ::close(fd[0]);
+    ::close(fd[1]);
+    if (!frame) {
+      state.SkipWithError("no frame");
+      break;
+    }
+    auto received = isolate::decode_tensor(std::move(frame->payload));
+    if (!received.ok() || received->tensor.byte_size() != sent.tensor.byte_size())
+      state.SkipWithError("lost");
+    benchmark::DoNotOptimize(received);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(sent.tensor.byte_size()));
+}
+BENCHMARK(BM_Protocol_TensorThroughSocket)
+    ->Arg(1)
+    ->Arg(64)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace parity

@@ -3,19 +3,28 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
+#include <string>
 
 namespace parity::isolate {
 namespace {
 
 constexpr char kMagic[4] = {'P', 'R', 'T', 'Y'};
-constexpr std::size_t kHeaderBytes = 4 + 1 + 8;
 // A single frame larger than this means the stream is corrupt, not that a tensor is big.
 constexpr uint64_t kMaxFrameBytes = uint64_t{64} << 30;
+// A payload's buffer grows by at most this much per read: pages are touched as data arrives, so
+// a length that lies costs no more memory than the bytes actually sent.
+constexpr std::size_t kReadStep = std::size_t{4} << 20;
 
 Error io_error(const std::string& what) {
   return make_error(ErrorKind::io, Stage::none, what + ": " + std::strerror(errno));
+}
+
+Error out_of_sync(const std::string& why) {
+  return make_error(ErrorKind::io, Stage::none, "worker protocol out of sync (" + why + ")");
 }
 
 bool valid_type(char c) {
@@ -29,85 +38,123 @@ bool valid_type(char c) {
   return false;
 }
 
+// The frame a header announces: its type, and its payload reserved (not yet touched).
+Result<Frame> begin_frame(const std::byte* header, uint64_t& size) {
+  if (std::memcmp(header, kMagic, 4) != 0 || !valid_type(static_cast<char>(header[4])))
+    return out_of_sync("bad frame header");
+  std::memcpy(&size, header + 5, 8);  // little-endian hosts only (x86_64, aarch64)
+  if (size > kMaxFrameBytes) return out_of_sync("frame of " + std::to_string(size) + " bytes");
+  Frame f{static_cast<FrameType>(header[4]), {}};
+  try {
+    f.payload.reserve(static_cast<std::size_t>(size));
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorKind::oom, Stage::none,
+                      "a worker frame of " + std::to_string(size) + " bytes does not fit in memory",
+                      "expose fewer tensors at once (bisect --batch-bytes) or use smaller inputs");
+  }
+  return f;
+}
+
+// Reads the next piece of `f`'s payload (up to `size` bytes in all) from `fd`: read()'s result.
+ssize_t read_payload(int fd, Frame& f, uint64_t size) {
+  const std::size_t have = f.payload.size();
+  const std::size_t step = std::min<std::size_t>(kReadStep, static_cast<std::size_t>(size) - have);
+  f.payload.resize(have + step);
+  const ssize_t n = ::read(fd, f.payload.data() + have, step);
+  f.payload.resize(have + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+  return n;
+}
+
 }  // namespace
 
-Status write_frame(int fd, FrameType type, const std::string& payload) {
-  char header[kHeaderBytes];
+std::span<const std::byte> as_bytes(std::string_view text) {
+  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+}
+
+Status write_frame(int fd, FrameType type, std::initializer_list<std::span<const std::byte>> parts) {
+  std::byte header[kFrameHeaderBytes];
   std::memcpy(header, kMagic, 4);
-  header[4] = static_cast<char>(type);
-  uint64_t len = payload.size();
-  std::memcpy(header + 5, &len, 8);  // little-endian hosts only (x86_64, aarch64)
-  for (const auto& [data, size] : {std::pair{static_cast<const char*>(header), kHeaderBytes},
-                                   std::pair{payload.data(), payload.size()}}) {
+  header[4] = static_cast<std::byte>(type);
+  uint64_t len = 0;
+  for (const auto& part : parts) len += part.size();
+  std::memcpy(header + 5, &len, 8);
+  auto write_all = [fd](std::span<const std::byte> data) -> Status {
     std::size_t done = 0;
-    while (done < size) {
+    while (done < data.size()) {
       // send() with MSG_NOSIGNAL: a dead peer must yield EPIPE, not a SIGPIPE that kills us.
-      ssize_t n = ::send(fd, data + done, size - done, MSG_NOSIGNAL);
-      if (n < 0 && errno == ENOTSOCK) n = ::write(fd, data + done, size - done);
+      ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == ENOTSOCK) n = ::write(fd, data.data() + done, data.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return io_error("writing to worker pipe");
       done += static_cast<std::size_t>(n);
     }
-  }
+    return ok_status();
+  };
+  PARITY_TRY(write_all(header));
+  for (const auto& part : parts) PARITY_TRY(write_all(part));
   return ok_status();
 }
 
 Result<bool> FrameReader::feed(int fd) {
-  char chunk[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n > 0) {
-      buffer_.append(chunk, static_cast<std::size_t>(n));
-      continue;
+  while (!broken_) {
+    ssize_t n;
+    if (!partial_) {
+      n = ::read(fd, header_ + header_have_, kFrameHeaderBytes - header_have_);
+      if (n > 0 && (header_have_ += static_cast<std::size_t>(n)) == kFrameHeaderBytes) {
+        header_have_ = 0;
+        auto f = begin_frame(header_, payload_size_);
+        if (!f.ok()) {
+          broken_ = f.error();
+          break;
+        }
+        partial_ = std::move(f).value();
+      }
+    } else {
+      n = read_payload(fd, *partial_, payload_size_);
     }
+    if (partial_ && partial_->payload.size() == payload_size_) {  // complete (an empty one too)
+      ready_.push_back(std::move(*partial_));
+      partial_.reset();
+    }
+    if (n > 0) continue;
     if (n == 0) return false;
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
     return io_error("reading worker pipe");
   }
+  return true;  // next() reports the corruption once the frames before it are taken
 }
 
 Result<std::optional<Frame>> FrameReader::next() {
-  if (buffered() < kHeaderBytes) return std::optional<Frame>{};
-  const char* p = buffer_.data() + offset_;
-  if (std::memcmp(p, kMagic, 4) != 0 || !valid_type(p[4]))
-    return make_error(ErrorKind::io, Stage::none, "worker protocol out of sync (bad frame header)");
-  uint64_t len;
-  std::memcpy(&len, p + 5, 8);
-  if (len > kMaxFrameBytes)
-    return make_error(ErrorKind::io, Stage::none,
-                      "worker protocol out of sync (frame of " + std::to_string(len) + " bytes)");
-  if (buffered() < kHeaderBytes + len) return std::optional<Frame>{};
-  Frame f{static_cast<FrameType>(p[4]), std::string(p + kHeaderBytes, static_cast<std::size_t>(len))};
-  offset_ += kHeaderBytes + static_cast<std::size_t>(len);
-  if (offset_ > (1u << 20) && offset_ * 2 > buffer_.size()) {  // compact consumed prefix
-    buffer_.erase(0, offset_);
-    offset_ = 0;
+  if (!ready_.empty()) {
+    Frame f = std::move(ready_.front());
+    ready_.pop_front();
+    return std::optional<Frame>{std::move(f)};
   }
-  return std::optional<Frame>{std::move(f)};
+  if (broken_) return *broken_;
+  return std::optional<Frame>{};
 }
 
 Result<Frame> read_frame_blocking(int fd) {
-  auto read_exact = [fd](char* dst, std::size_t size) -> Status {
-    std::size_t done = 0;
-    while (done < size) {
-      ssize_t n = ::read(fd, dst + done, size - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return io_error("reading request pipe");
-      if (n == 0) return make_error(ErrorKind::io, Stage::none, "request pipe closed mid-frame");
-      done += static_cast<std::size_t>(n);
-    }
-    return ok_status();
+  auto failed = [](ssize_t n, const char* what) -> Result<bool> {  // true: retry
+    if (n < 0 && errno == EINTR) return true;
+    if (n < 0) return io_error("reading request pipe");
+    return make_error(ErrorKind::io, Stage::none, std::string("request pipe closed mid-") + what);
   };
-  char header[kHeaderBytes];
-  PARITY_TRY(read_exact(header, kHeaderBytes));
-  if (std::memcmp(header, kMagic, 4) != 0 || !valid_type(header[4]))
-    return make_error(ErrorKind::io, Stage::none, "not a Parity worker frame");
-  uint64_t len;
-  std::memcpy(&len, header + 5, 8);
-  if (len > kMaxFrameBytes) return make_error(ErrorKind::io, Stage::none, "frame too large");
-  Frame f{static_cast<FrameType>(header[4]), std::string(static_cast<std::size_t>(len), '\0')};
-  PARITY_TRY(read_exact(f.payload.data(), f.payload.size()));
+  std::byte header[kFrameHeaderBytes];
+  for (std::size_t have = 0; have < kFrameHeaderBytes;) {
+    const ssize_t n = ::read(fd, header + have, kFrameHeaderBytes - have);
+    if (n > 0)
+      have += static_cast<std::size_t>(n);
+    else
+      PARITY_TRY(failed(n, "header"));
+  }
+  uint64_t size = 0;
+  PARITY_ASSIGN_OR_RETURN(f, begin_frame(header, size));
+  while (f.payload.size() < size) {
+    const ssize_t n = read_payload(fd, f, size);
+    if (n <= 0) PARITY_TRY(failed(n, "frame"));
+  }
   return f;
 }
 

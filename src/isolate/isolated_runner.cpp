@@ -93,10 +93,10 @@ void send_request(ChildProcess& child, const backend::BackendSpec& spec, const b
           .ok()) {
     bool written = true;
     for (const auto& input : request.inputs)
-      if (written) written = write_frame(child.request_fd(), FrameType::tensor, encode_tensor(input)).ok();
+      if (written) written = write_tensor_frame(child.request_fd(), input).ok();
     for (const auto& set : request.more_inputs)
       for (const auto& input : set)
-        if (written) written = write_frame(child.request_fd(), FrameType::tensor, encode_tensor(input)).ok();
+        if (written) written = write_tensor_frame(child.request_fd(), input).ok();
   }
   child.close_request();
 }
@@ -112,9 +112,9 @@ void take_frames(FrameReader& reader, const std::string& label, Stage& last_stag
     if (!*next) break;
     Frame& f = **next;
     switch (f.type) {
-      case FrameType::stage: last_stage = stage_from_string(f.payload).value_or(last_stage); break;
+      case FrameType::stage: last_stage = stage_from_string(f.text()).value_or(last_stage); break;
       case FrameType::tensor: {
-        auto t = decode_tensor(f.payload);
+        auto t = decode_tensor(std::move(f.payload));
         if (!t.ok())
           reply.reported = with_backend(t.error(), label);
         else
@@ -122,7 +122,7 @@ void take_frames(FrameReader& reader, const std::string& label, Stage& last_stag
         break;
       }
       case FrameType::result: {
-        auto r = decode_result(f.payload);
+        auto r = decode_result(f.text());
         if (!r.ok())
           reply.reported = with_backend(r.error(), label);
         else
@@ -131,7 +131,7 @@ void take_frames(FrameReader& reader, const std::string& label, Stage& last_stag
       }
       case FrameType::error:
         reply.reported =
-            with_backend(error_from_json(nlohmann::json::parse(f.payload, nullptr, false)), label);
+            with_backend(error_from_json(nlohmann::json::parse(f.text(), nullptr, false)), label);
         break;
       case FrameType::request: break;  // never sent by a worker
     }

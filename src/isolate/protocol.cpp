@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/json_io.h"
+#include "isolate/frame_io.h"
 
 namespace parity::isolate {
 namespace {
@@ -111,7 +112,7 @@ std::string encode_request(const backend::BackendSpec& spec, const backend::RunR
   return j.dump();
 }
 
-Result<WorkerRequest> decode_request(const std::string& payload) {
+Result<WorkerRequest> decode_request(std::string_view payload) {
   json j = json::parse(payload, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return protocol_error("request is not a JSON object");
   if (j.value("protocol", 0) != kProtocolVersion)
@@ -138,23 +139,26 @@ Result<WorkerRequest> decode_request(const std::string& payload) {
   return r;
 }
 
-std::string encode_tensor(const NamedTensor& t) {
-  const std::string meta = tensor_meta_to_json(t).dump();
-  const auto len = static_cast<uint32_t>(meta.size());
-  std::string out(4 + meta.size() + t.tensor.byte_size(), '\0');
-  std::memcpy(out.data(), &len, 4);
-  std::memcpy(out.data() + 4, meta.data(), meta.size());
-  if (t.tensor.byte_size())
-    std::memcpy(out.data() + 4 + meta.size(), t.tensor.bytes().data(), t.tensor.byte_size());
-  return out;
+EncodedTensor encode_tensor(const NamedTensor& t) {
+  EncodedTensor e{t.tensor.bytes(), tensor_meta_to_json(t).dump()};
+  const auto len = static_cast<uint32_t>(e.tail.size());
+  e.tail.append(reinterpret_cast<const char*>(&len), 4);  // little-endian hosts only
+  return e;
 }
 
-Result<NamedTensor> decode_tensor(const std::string& payload) {
+Status write_tensor_frame(int fd, const NamedTensor& t) {
+  const EncodedTensor e = encode_tensor(t);
+  return write_frame(fd, FrameType::tensor, {e.bytes, as_bytes(e.tail)});
+}
+
+Result<NamedTensor> decode_tensor(std::vector<std::byte> payload) {
   uint32_t len = 0;
   if (payload.size() < 4) return protocol_error("short tensor frame");
-  std::memcpy(&len, payload.data(), 4);
-  if (payload.size() < 4 + std::size_t{len}) return protocol_error("tensor metadata past end of frame");
-  json meta = json::parse(payload.substr(4, len), nullptr, false);
+  std::memcpy(&len, payload.data() + payload.size() - 4, 4);
+  if (payload.size() < 4 + std::size_t{len}) return protocol_error("tensor metadata past start of frame");
+  const std::size_t data_bytes = payload.size() - 4 - len;
+  json meta = json::parse(std::string_view(reinterpret_cast<const char*>(payload.data()) + data_bytes, len),
+                          nullptr, false);
   if (meta.is_discarded()) return protocol_error("tensor metadata is not JSON");
   auto dtype = dtype_from_name(meta.value("dtype", ""));
   if (!dtype) return protocol_error("tensor of unknown dtype " + meta.value("dtype", std::string("?")));
@@ -165,10 +169,8 @@ Result<NamedTensor> decode_tensor(const std::string& payload) {
     nt.tensor = Tensor::from_strings(std::move(shape), meta.value("strings", std::vector<std::string>{}));
     return nt;
   }
-  const char* data = payload.data() + 4 + len;
-  std::vector<std::byte> bytes(payload.size() - 4 - len);
-  if (!bytes.empty()) std::memcpy(bytes.data(), data, bytes.size());
-  PARITY_ASSIGN_OR_RETURN(tensor, Tensor::from_bytes(*dtype, std::move(shape), std::move(bytes)));
+  payload.resize(data_bytes);  // the elements stay where they were read
+  PARITY_ASSIGN_OR_RETURN(tensor, Tensor::from_bytes(*dtype, std::move(shape), std::move(payload)));
   nt.tensor = std::move(tensor);
   return nt;
 }
@@ -190,7 +192,7 @@ std::string encode_result(const backend::RunResult& r) {
       .dump();
 }
 
-Result<backend::RunResult> decode_result(const std::string& payload) {
+Result<backend::RunResult> decode_result(std::string_view payload) {
   json j = json::parse(payload, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return protocol_error("result is not a JSON object");
   backend::RunResult r;

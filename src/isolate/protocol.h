@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/backend.h"
@@ -17,7 +19,8 @@
 
 namespace parity::isolate {
 
-inline constexpr int kProtocolVersion = 1;
+// 2: a tensor frame carries its element bytes first and its JSON meta last.
+inline constexpr int kProtocolVersion = 2;
 
 struct WorkerRequest {
   backend::BackendSpec spec;
@@ -34,15 +37,23 @@ Result<backend::BackendSpec> spec_from_json(const nlohmann::json& j);
 // The request frame payload; the inputs of `run` are not included (they follow as tensor frames).
 std::string encode_request(const backend::BackendSpec& spec, const backend::RunRequest& run,
                            const std::optional<backend::TestFault>& fault);
-Result<WorkerRequest> decode_request(const std::string& payload);
+Result<WorkerRequest> decode_request(std::string_view payload);
 
-std::string encode_tensor(const NamedTensor& t);  // tensor frame payload
-Result<NamedTensor> decode_tensor(const std::string& payload);
+// A tensor frame's payload is the element bytes, then JSON meta, then the meta's u32 length: the
+// sender writes the bytes from the tensor's own buffer (`bytes`, borrowed) and the receiver keeps
+// them where they landed, cutting the tail off (no copy of a 100 MB activation on either side).
+struct EncodedTensor {
+  std::span<const std::byte> bytes;
+  std::string tail;  // JSON meta and its u32 length
+};
+EncodedTensor encode_tensor(const NamedTensor& t);
+Result<NamedTensor> decode_tensor(std::vector<std::byte> payload);
+Status write_tensor_frame(int fd, const NamedTensor& t);
 
 // The parent and its worker disagree on the frames (an internal error: they must be one build).
 Error protocol_error(const std::string& what);
 
 std::string encode_result(const backend::RunResult& r);  // result frame payload (no outputs)
-Result<backend::RunResult> decode_result(const std::string& payload);
+Result<backend::RunResult> decode_result(std::string_view payload);
 
 }  // namespace parity::isolate

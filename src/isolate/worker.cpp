@@ -31,7 +31,7 @@ void apply_test_fault(const WorkerRequest& req) {
 int serve(int request_fd, int reply_fd, Stage& current) {
   auto frame = read_frame_blocking(request_fd);
   if (!frame.ok() || frame->type != FrameType::request) return 3;
-  auto req = decode_request(frame->payload);
+  auto req = decode_request(frame->text());
   if (!req.ok()) {
     send_error(reply_fd, req.error(), "");
     return 0;
@@ -43,7 +43,7 @@ int serve(int request_fd, int reply_fd, Stage& current) {
   for (NamedTensor* input : slots) {
     auto tf = read_frame_blocking(request_fd);
     if (!tf.ok() || tf->type != FrameType::tensor) return 3;
-    auto t = decode_tensor(tf->payload);
+    auto t = decode_tensor(std::move(tf->payload));
     if (!t.ok()) {
       send_error(reply_fd, t.error(), req->spec.label);
       return 0;
@@ -67,10 +67,10 @@ int serve(int request_fd, int reply_fd, Stage& current) {
     return 0;
   }
   for (const auto& out : result->outputs)
-    if (!write_frame(reply_fd, FrameType::tensor, encode_tensor(out)).ok()) return 3;
+    if (!write_tensor_frame(reply_fd, out).ok()) return 3;
   for (const auto& set : result->more_outputs)
     for (const auto& out : set)
-      if (!write_frame(reply_fd, FrameType::tensor, encode_tensor(out)).ok()) return 3;
+      if (!write_tensor_frame(reply_fd, out).ok()) return 3;
   (void)write_frame(reply_fd, FrameType::result, encode_result(*result));
   return 0;
 }

@@ -46,8 +46,8 @@ TEST(FrameIo, RoundTripsFramesOfAnySizeThroughNonBlockingReader) {
   writer.join();
   ASSERT_EQ(frames.size(), 3u);
   EXPECT_EQ(frames[0].type, FrameType::stage);
-  EXPECT_EQ(frames[0].payload, "run");
-  EXPECT_EQ(frames[1].payload.size(), big.size());
+  EXPECT_EQ(frames[0].text(), "run");
+  EXPECT_EQ(frames[1].text(), big);
   EXPECT_EQ(frames[2].type, FrameType::result);
 }
 
@@ -61,6 +61,28 @@ TEST(FrameIo, CorruptStreamIsAnErrorNotACrash) {
   auto f = reader.next();
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.error().message.find("out of sync"), std::string::npos);
+}
+
+TEST(FrameIo, FramesBeforeACorruptionAreStillDelivered) {
+  SocketPair sp;
+  ASSERT_TRUE(write_frame(sp.fd[0], FrameType::stage, "run").ok());
+  const std::string garbage = "GARBAGE-NOT-A-FRAME-HEADER";
+  ASSERT_EQ(::write(sp.fd[0], garbage.data(), garbage.size()), static_cast<ssize_t>(garbage.size()));
+  ::fcntl(sp.fd[1], F_SETFL, O_NONBLOCK);
+  FrameReader reader;
+  ASSERT_TRUE(reader.feed(sp.fd[1]).ok());
+  auto first = reader.next();
+  ASSERT_TRUE(first.ok() && *first);
+  EXPECT_EQ((*first)->text(), "run");
+  EXPECT_FALSE(reader.next().ok());
+}
+
+TEST(FrameIo, PartsAreWrittenAsOnePayload) {
+  SocketPair sp;
+  ASSERT_TRUE(write_frame(sp.fd[0], FrameType::result, {as_bytes("ab"), as_bytes(""), as_bytes("cde")}).ok());
+  auto f = read_frame_blocking(sp.fd[1]);
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->text(), "abcde");
 }
 
 TEST(FrameIo, WritingToADeadPeerIsAnIoErrorNotSigpipe) {

@@ -1,6 +1,13 @@
 #include "isolate/protocol.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <thread>
+
+#include "isolate/frame_io.h"
 
 namespace parity::isolate {
 namespace {
@@ -66,19 +73,45 @@ TEST(Protocol, BrowserFieldsAndPropertiesRoundTrip) {
 TEST(Protocol, RejectsOtherVersionsAndGarbage) {
   EXPECT_FALSE(decode_request("{\"protocol\": 99}").ok());
   EXPECT_FALSE(decode_request("not json").ok());
-  EXPECT_FALSE(decode_tensor("ab").ok());
+  EXPECT_FALSE(decode_tensor(std::vector<std::byte>(2)).ok());
+  std::vector<std::byte> lying(8);  // a meta length larger than the frame
+  const uint32_t len = 100;
+  std::memcpy(lying.data() + 4, &len, 4);
+  EXPECT_FALSE(decode_tensor(lying).ok());
 }
 
-TEST(Protocol, TensorsTravelAsRawBytes) {
-  const float values[] = {1.5f, -2.0f, 3.25f};
-  NamedTensor t{"y", Tensor::from_floats({3}, values)};
-  auto back = decode_tensor(encode_tensor(t));
-  ASSERT_TRUE(back.ok());
+// The payload as the receiver reads it: what write_tensor_frame sends, through a real socket.
+std::vector<std::byte> sent(const NamedTensor& t) {
+  int fd[2];
+  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+  std::thread writer([&] { EXPECT_TRUE(write_tensor_frame(fd[0], t).ok()); });
+  auto frame = read_frame_blocking(fd[1]);
+  writer.join();
+  ::close(fd[0]);
+  ::close(fd[1]);
+  EXPECT_TRUE(frame.ok());
+  EXPECT_EQ(frame->type, FrameType::tensor);
+  return frame.ok() ? std::move(frame->payload) : std::vector<std::byte>{};
+}
+
+TEST(Protocol, TensorsTravelAsRawBytesAndStayWhereTheyLanded) {
+  std::vector<float> values(3 << 18);  // 3 MiB: more than a socket buffer holds
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  NamedTensor t{"y", Tensor::from_floats({3, 1 << 18}, values)};
+  std::vector<std::byte> payload = sent(t);
+  const std::byte* landed = payload.data();
+  auto back = decode_tensor(std::move(payload));
+  ASSERT_TRUE(back.ok()) << back.error().describe();
   EXPECT_EQ(*back, t);
+  EXPECT_EQ(back->tensor.bytes().data(), landed);  // the receiver's buffer became the tensor: no copy
   NamedTensor s{"s", Tensor::from_strings({2}, {"a", "bc"})};
-  auto back_s = decode_tensor(encode_tensor(s));
+  auto back_s = decode_tensor(sent(s));
   ASSERT_TRUE(back_s.ok());
   EXPECT_EQ(*back_s, s);
+  NamedTensor empty{"e", Tensor::from_floats({0, 4}, {})};
+  auto back_e = decode_tensor(sent(empty));
+  ASSERT_TRUE(back_e.ok());
+  EXPECT_EQ(*back_e, empty);
 }
 
 }  // namespace
