@@ -290,12 +290,14 @@ Error parse_failure(std::string_view bytes, const pb::Descriptor& type, const st
 }
 
 Status save_model(const onnx::ModelProto& m, const std::filesystem::path& dst) {
-  std::string bytes;
-  if (!m.SerializeToString(&bytes))
-    return make_error(ErrorKind::internal, Stage::write_output,
-                      "cannot serialize the model for " + dst.string());
+  // Serialized straight into the file: a model of 330 MB is not first held twice in memory.
   std::ofstream f(dst, std::ios::binary | std::ios::trunc);
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!f)
+    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + dst.string(),
+                      "check that the folder exists and is writable");
+  if (!m.SerializeToOstream(&f))
+    return make_error(ErrorKind::io, Stage::write_output, "cannot write the model to " + dst.string(),
+                      "check the disk space");
   f.close();
   if (!f)
     return make_error(ErrorKind::io, Stage::write_output, "cannot write " + dst.string(),

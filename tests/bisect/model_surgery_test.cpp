@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "model/onnx_model.h"
 #include "support/temp_dir.h"
@@ -80,6 +83,34 @@ TEST(ModelSurgery, ExposesChosenTensorsAfterTheOriginalOutputs) {
   EXPECT_EQ(info->outputs[1].dtype, DType::float32);
   EXPECT_EQ(info->node_count, 7u);
   EXPECT_FALSE(s->write_exposed(out, {"no_such_tensor"}).ok());
+}
+
+// The exposed copy is the source file with the further outputs appended (protobuf merges the two),
+// unless the file changed since it was read: then the model in memory is written whole.
+TEST(ModelSurgery, ExposedCopyAppendsToTheSourceFileUnlessItChanged) {
+  testing::TempDir tmp;
+  const auto src = tmp / "source.onnx";
+  std::filesystem::copy_file(model_path("webgpu_bug_dq_blocked_1d_multilayer"), src);
+  auto s = ModelSurgery::open(src);
+  ASSERT_TRUE(s.ok());
+  auto bytes = [](const std::filesystem::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  const std::string source = bytes(src);
+  const auto out = tmp / "exposed.onnx";
+  ASSERT_TRUE(s->write_exposed(out, {"h1", "bias"}).ok());
+  EXPECT_EQ(bytes(out).substr(0, source.size()), source);
+  auto info = inspect_model(out);
+  ASSERT_TRUE(info.ok()) << info.error().describe();
+  EXPECT_EQ(names_of(info->outputs), (std::vector<std::string>{"y", "h1", "bias"}));
+
+  std::ofstream(src, std::ios::binary | std::ios::trunc) << "changed";
+  ASSERT_TRUE(s->write_exposed(out, {"h1", "bias"}).ok());
+  info = inspect_model(out);
+  ASSERT_TRUE(info.ok()) << info.error().describe();
+  EXPECT_EQ(names_of(info->outputs), (std::vector<std::string>{"y", "h1", "bias"}));
+  EXPECT_EQ(info->node_count, 7u);
 }
 
 TEST(ModelSurgery, ExtractsANodeKeepingInitializersAsInitializers) {
