@@ -39,14 +39,17 @@ bool valid_type(char c) {
 }
 
 // The frame a header announces: its type, and its payload reserved (not yet touched).
-Result<Frame> begin_frame(const std::byte* header, uint64_t& size) {
+Result<IncomingFrame> begin_frame(const std::byte* header) {
+  uint64_t size = 0;
   if (std::memcmp(header, kMagic, 4) != 0 || !valid_type(static_cast<char>(header[4])))
     return out_of_sync("bad frame header");
   std::memcpy(&size, header + 5, 8);  // little-endian hosts only (x86_64, aarch64)
   if (size > kMaxFrameBytes) return out_of_sync("frame of " + std::to_string(size) + " bytes");
-  Frame f{static_cast<FrameType>(header[4]), {}};
+  IncomingFrame f;
+  f.frame.type = static_cast<FrameType>(header[4]);
+  f.size = size;
   try {
-    f.payload.reserve(static_cast<std::size_t>(size));
+    f.frame.payload.reserve(static_cast<std::size_t>(size));
   } catch (const std::bad_alloc&) {
     return make_error(ErrorKind::oom, Stage::none,
                       "a worker frame of " + std::to_string(size) + " bytes does not fit in memory",
@@ -55,17 +58,22 @@ Result<Frame> begin_frame(const std::byte* header, uint64_t& size) {
   return f;
 }
 
-// Reads the next piece of `f`'s payload (up to `size` bytes in all) from `fd`: read()'s result.
-ssize_t read_payload(int fd, Frame& f, uint64_t size) {
-  const std::size_t have = f.payload.size();
-  const std::size_t step = std::min<std::size_t>(kReadStep, static_cast<std::size_t>(size) - have);
-  f.payload.resize(have + step);
-  const ssize_t n = ::read(fd, f.payload.data() + have, step);
-  f.payload.resize(have + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+}  // namespace
+
+// Reads the next piece of the payload from `fd`: read()'s result. The buffer grows (zero-filled
+// once) a step ahead of what has arrived, so a length that lies costs no more memory than the
+// bytes actually sent, and each byte is written once by the kernel.
+ssize_t IncomingFrame::read_some(int fd) {
+  auto& bytes = frame.payload;
+  if (filled == bytes.size())
+    bytes.resize(bytes.size() +
+                 std::min<std::size_t>(kReadStep, static_cast<std::size_t>(size) - bytes.size()));
+  const ssize_t n = ::read(fd, bytes.data() + filled, bytes.size() - filled);
+  if (n > 0) filled += static_cast<std::size_t>(n);
   return n;
 }
 
-}  // namespace
+namespace {}  // namespace
 
 std::span<const std::byte> as_bytes(std::string_view text) {
   return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
@@ -102,7 +110,7 @@ Result<bool> FrameReader::feed(int fd) {
       n = ::read(fd, header_ + header_have_, kFrameHeaderBytes - header_have_);
       if (n > 0 && (header_have_ += static_cast<std::size_t>(n)) == kFrameHeaderBytes) {
         header_have_ = 0;
-        auto f = begin_frame(header_, payload_size_);
+        auto f = begin_frame(header_);
         if (!f.ok()) {
           broken_ = f.error();
           break;
@@ -110,10 +118,10 @@ Result<bool> FrameReader::feed(int fd) {
         partial_ = std::move(f).value();
       }
     } else {
-      n = read_payload(fd, *partial_, payload_size_);
+      n = partial_->read_some(fd);
     }
-    if (partial_ && partial_->payload.size() == payload_size_) {  // complete (an empty one too)
-      ready_.push_back(std::move(*partial_));
+    if (partial_ && partial_->complete()) {  // an empty one as soon as its header is read
+      ready_.push_back(std::move(partial_->frame));
       partial_.reset();
     }
     if (n > 0) continue;
@@ -149,13 +157,12 @@ Result<Frame> read_frame_blocking(int fd) {
     else
       PARITY_TRY(failed(n, "header"));
   }
-  uint64_t size = 0;
-  PARITY_ASSIGN_OR_RETURN(f, begin_frame(header, size));
-  while (f.payload.size() < size) {
-    const ssize_t n = read_payload(fd, f, size);
+  PARITY_ASSIGN_OR_RETURN(f, begin_frame(header));
+  while (!f.complete()) {
+    const ssize_t n = f.read_some(fd);
     if (n <= 0) PARITY_TRY(failed(n, "frame"));
   }
-  return f;
+  return std::move(f.frame);
 }
 
 }  // namespace parity::isolate

@@ -6,6 +6,8 @@
 // 586 MB of exposed tensors a side (ViT-B/16).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -45,6 +47,15 @@ inline Status write_frame(int fd, FrameType type, std::string_view payload) {
   return write_frame(fd, type, {as_bytes(payload)});
 }
 
+// A frame whose header has been read and whose payload is arriving.
+struct IncomingFrame {
+  Frame frame;
+  uint64_t size = 0;       // the payload's length, from the header
+  std::size_t filled = 0;  // bytes of it read so far
+  bool complete() const { return filled == size; }
+  ssize_t read_some(int fd);
+};
+
 // Incremental reader for a non-blocking fd: feed() reads whatever is readable, each payload
 // straight into its frame's own buffer; next() pops complete frames. Lets the parent poll the
 // worker's pipe and its stderr together.
@@ -60,8 +71,7 @@ class FrameReader {
  private:
   std::byte header_[kFrameHeaderBytes] = {};
   std::size_t header_have_ = 0;
-  std::optional<Frame> partial_;  // header read, payload arriving
-  uint64_t payload_size_ = 0;
+  std::optional<IncomingFrame> partial_;
   std::deque<Frame> ready_;
   std::optional<Error> broken_;
 };
