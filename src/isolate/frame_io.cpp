@@ -15,8 +15,7 @@ namespace {
 constexpr char kMagic[4] = {'P', 'R', 'T', 'Y'};
 // A single frame larger than this means the stream is corrupt, not that a tensor is big.
 constexpr uint64_t kMaxFrameBytes = uint64_t{64} << 30;
-// A payload's buffer grows by at most this much per read: pages are touched as data arrives, so
-// a length that lies costs no more memory than the bytes actually sent.
+// How far a payload's buffer grows ahead of what has arrived (IncomingFrame::read_some).
 constexpr std::size_t kReadStep = std::size_t{4} << 20;
 
 Error io_error(const std::string& what) {
@@ -72,8 +71,6 @@ ssize_t IncomingFrame::read_some(int fd) {
   if (n > 0) filled += static_cast<std::size_t>(n);
   return n;
 }
-
-namespace {}  // namespace
 
 std::span<const std::byte> as_bytes(std::string_view text) {
   return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
