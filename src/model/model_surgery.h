@@ -53,7 +53,8 @@ struct GraphOutline {
 };
 
 // A parsed model kept in memory so bisect can cut it many times without re-reading the file.
-// Not thread-safe; movable, not copyable.
+// Not thread-safe, its const writers included (a cut swaps the graph's contents aside while it
+// copies the rest); movable, not copyable.
 class ModelSurgery {
  public:
   ~ModelSurgery();
