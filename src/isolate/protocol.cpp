@@ -139,16 +139,11 @@ Result<WorkerRequest> decode_request(std::string_view payload) {
   return r;
 }
 
-EncodedTensor encode_tensor(const NamedTensor& t) {
-  EncodedTensor e{t.tensor.bytes(), tensor_meta_to_json(t).dump()};
-  const auto len = static_cast<uint32_t>(e.tail.size());
-  e.tail.append(reinterpret_cast<const char*>(&len), 4);  // little-endian hosts only
-  return e;
-}
-
 Status write_tensor_frame(int fd, const NamedTensor& t) {
-  const EncodedTensor e = encode_tensor(t);
-  return write_frame(fd, FrameType::tensor, {e.bytes, as_bytes(e.tail)});
+  std::string tail = tensor_meta_to_json(t).dump();
+  const auto len = static_cast<uint32_t>(tail.size());
+  tail.append(reinterpret_cast<const char*>(&len), 4);  // little-endian hosts only
+  return write_frame(fd, FrameType::tensor, {t.tensor.bytes(), as_bytes(tail)});
 }
 
 Result<NamedTensor> decode_tensor(std::vector<std::byte> payload) {

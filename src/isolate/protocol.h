@@ -7,7 +7,6 @@
 
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,15 +39,10 @@ std::string encode_request(const backend::BackendSpec& spec, const backend::RunR
 Result<WorkerRequest> decode_request(std::string_view payload);
 
 // A tensor frame's payload is the element bytes, then JSON meta, then the meta's u32 length: the
-// sender writes the bytes from the tensor's own buffer (`bytes`, borrowed) and the receiver keeps
-// them where they landed, cutting the tail off (no copy of a 100 MB activation on either side).
-struct EncodedTensor {
-  std::span<const std::byte> bytes;
-  std::string tail;  // JSON meta and its u32 length
-};
-EncodedTensor encode_tensor(const NamedTensor& t);
-Result<NamedTensor> decode_tensor(std::vector<std::byte> payload);
+// sender writes the bytes from the tensor's own buffer and the receiver keeps them where they
+// landed, cutting the tail off (no copy of a 100 MB activation on either side).
 Status write_tensor_frame(int fd, const NamedTensor& t);
+Result<NamedTensor> decode_tensor(std::vector<std::byte> payload);
 
 // The parent and its worker disagree on the frames (an internal error: they must be one build).
 Error protocol_error(const std::string& what);
