@@ -30,13 +30,14 @@ const probe::OutputReport* worst_output(const probe::BackendReport& b) {
 }
 
 // A mismatch of a handful of elements in an otherwise identical tensor: at most 0.1% of them
-// (at least one), with cosine above 0.9999.
+// (at least one), with cosine above 0.9999, and some elements that do agree (a one-element output
+// that is off is not a near-tie among others: Silero VAD's speech probability on webgpu).
 bool few_elements_off(const probe::OutputReport& o) {
   if (o.failed_rule != "allclose" || !o.comparison || !o.comparison->cosine) return false;
   const auto& c = *o.comparison;
   const int64_t n = c.finite_pairs;
-  return c.elements_over_tol > 0 && c.elements_over_tol <= std::max<int64_t>(1, n / 1000) &&
-         *c.cosine > 0.9999;
+  return c.elements_over_tol > 0 && c.elements_over_tol < n &&
+         c.elements_over_tol <= std::max<int64_t>(1, n / 1000) && *c.cosine > 0.9999;
 }
 
 std::string evidence(const probe::OutputReport& o, const std::string& noise_label) {
