@@ -4,8 +4,10 @@
 //
 // Actions: segv (SIGSEGV), abort (SIGABRT), hang (sleep forever), stall (the same, natively), null (the
 // guarded creation at that stage receives a null object / failed status), oom (allocate until allocation
-// fails, then the guarded creation at that stage fails as out of memory). oom is meant for a worker under a
-// memory limit: without one the kernel's OOM killer ends the process instead.
+// fails, then the guarded creation at that stage fails as out of memory), oom-crash (allocate until
+// allocation fails, then die of SIGSEGV still holding it, as native code that uses a failed allocation
+// does). The oom actions allocate up to the worker's memory cap (--max-memory); a worker with none caps
+// itself 256 MiB above what it holds, so the fault never eats the host's memory.
 //
 // Browser backends (web-*) perform them in the real page instead: segv crashes the renderer (CDP
 // Page.crash), hang spins the page's main thread (busy, no heartbeat), stall awaits a promise that
@@ -26,7 +28,7 @@
 
 namespace parity::backend {
 
-enum class FaultAction { segv, abort, hang, null_result, oom, device_lost, stall };  // append-only
+enum class FaultAction { segv, abort, hang, null_result, oom, device_lost, stall, oom_crash };  // append-only
 
 struct TestFault {
   Stage stage = Stage::none;

@@ -9,6 +9,7 @@
 
 #include "bisect/repro_folder.h"
 #include "bisect/tensor_check.h"
+#include "core/interrupt.h"
 #include "core/parallel_for.h"
 #include "core/scratch_dir.h"
 #include "model/graph_facts.h"
@@ -142,6 +143,16 @@ class Bisector {
   std::vector<std::string> cut_reads(const std::set<int>& chosen) const;
   Status try_cut(const std::set<int>& chosen, const std::vector<std::string>& outputs, bool& done);
   void start_report();
+  // After a stop request: the compared rows stand, every conclusion drawn from the rest goes.
+  void mark_interrupted() {
+    report_.interrupted = true;
+    report_.first_divergent.reset();
+    report_.path.clear();
+    report_.isolation = {};
+    report_.repro_dir.reset();
+    if (report_.target_error && report_.target_error->kind == ErrorKind::interrupted)
+      report_.target_error.reset();
+  }
   Status narrow(bool& exposed_failed);
   Status judge_final_outputs();
   Status after_failed_exposure();
@@ -681,6 +692,7 @@ Result<BisectReport> Bisector::run() {
   start_ = Clock::now();
   auto finish = [&]() -> Result<BisectReport> {
     report_.wall_ms = since_start_ms();
+    if (interrupted()) mark_interrupted();
     std::stable_sort(report_.runs.begin(), report_.runs.end(),
                      [](const RunCost& a, const RunCost& b) { return a.start_ms < b.start_ms; });
     return report_;
@@ -699,11 +711,13 @@ Result<BisectReport> Bisector::run() {
   }
 
   bool exposed_failed = false;
-  PARITY_TRY(narrow(exposed_failed));
-  if (!await_plain()) return finish();
+  if (auto st = narrow(exposed_failed); !st.ok())  // an interrupted round is reported, not an error
+    return interrupted() ? finish() : Result<BisectReport>(st.error());
+  if (!await_plain() || interrupted()) return finish();
   if (candidates_.empty()) PARITY_TRY(judge_final_outputs());  // nothing exposable: judge the outputs
   if (exposed_failed) PARITY_TRY(after_failed_exposure());
   PARITY_TRY(settle_first_divergent());
+  if (interrupted()) return finish();
   if (report_.first_divergent) {
     PARITY_TRY(explain_culprit());
   } else if (report_.final_mismatch) {

@@ -129,6 +129,9 @@ struct BisectReport {
   std::vector<RunCost> runs;
   std::optional<std::filesystem::path> repro_dir;
   std::optional<Error> target_error;  // the target could not be run at all (exit 3)
+  // Stopped by a signal: the compared rows of `tensors` stand, and nothing else is a verdict
+  // (no first divergent tensor, no "no divergence", no target error).
+  bool interrupted = false;
 };
 
 using ProgressSink = probe::ProgressSink;

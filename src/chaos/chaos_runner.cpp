@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/child_process.h"
+#include "core/interrupt.h"
 #include "core/shell_words.h"
 #include "isolate/backend_runner.h"
 #include "parity/version.h"
@@ -120,6 +121,7 @@ Result<ChaosReport> run_chaos(const ChaosOptions& options, const ProgressSink& p
   const isolate::IsolatedRun ref = reference_runner.run(options.reference, request, options.limits, plain);
   if (!ref.result.ok()) {
     Error e = ref.result.error();
+    if (e.kind == ErrorKind::interrupted) return e;  // no fault ran: nothing to report but that
     e.message = "reference backend '" + options.reference.label +
                 "' failed, nothing to judge faults by: " + e.message;
     return e;
@@ -137,11 +139,24 @@ Result<ChaosReport> run_chaos(const ChaosOptions& options, const ProgressSink& p
         std::to_string(static_cast<int>(r.wall_ms)) + " ms");
     return r;
   };
-  if (options.baseline) {
-    report.baseline = run_one(PlannedFault{"baseline", "", "layer loaded, no fault: pass-through check"});
-    report.baseline->repro = options.repro_prefix + " (no --fault: every row runs this baseline first)";
+  report.faults_planned = options.plan.faults.size();
+  // A run cut short by Ctrl-C failed as "interrupted", which is no outcome of the fault (it would
+  // read as clean-error): it is left out, and the report says it was interrupted.
+  if (options.baseline && !interrupted()) {
+    FaultResult baseline =
+        run_one(PlannedFault{"baseline", "", "layer loaded, no fault: pass-through check"});
+    if (!interrupted()) {
+      report.baseline = std::move(baseline);
+      report.baseline->repro = options.repro_prefix + " (no --fault: every row runs this baseline first)";
+    }
   }
-  for (const auto& fault : options.plan.faults) report.faults.push_back(run_one(fault));
+  for (const auto& fault : options.plan.faults) {
+    if (interrupted()) break;
+    FaultResult r = run_one(fault);
+    if (interrupted()) break;
+    report.faults.push_back(std::move(r));
+  }
+  report.interrupted = interrupted();
   return report;
 }
 

@@ -71,6 +71,10 @@ struct ChaosReport {
   std::string backend, reference, plan_source, layer_manifest;
   std::optional<FaultResult> baseline;  // layer loaded, no fault
   std::vector<FaultResult> faults;
+  // Stopped by a signal: `faults` holds the finished ones (a fault cut short is no outcome),
+  // `faults_planned` how many the plan had.
+  bool interrupted = false;
+  std::size_t faults_planned = 0;
   bool any_crash_or_hang() const;
 };
 

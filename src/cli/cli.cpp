@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     const int code = runner();
     if (interrupted()) {
       std::fprintf(stderr, "parity: interrupted; workers and browsers were shut down\n");
-      return 128 + interrupt_signal();
+      return kExitInterruptedBase + interrupt_signal();
     }
     return code;
   }

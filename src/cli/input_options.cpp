@@ -29,9 +29,9 @@ void add_input_options(CLI::App& cmd, InputArgs& a) {
   cmd.add_option("--seed", a.seed, "seed of the random inputs")->capture_default_str();
   cmd.add_option("--load-io", a.load_io, "read inputs from DIR/test_data_set_N/input_K.pb");
   cmd.add_option("--max-input-size", a.max_input_size,
-                 "cap on the generated inputs of one sample, like --max-memory: 8G, 512M (default 4G): a "
-                 "model declaring a "
-                 "huge input gets a usage error instead of exhausting memory");
+                 "cap on the inputs held in memory, like --max-memory: 8G, 512M (default 4G): the generated "
+                 "inputs of one sample, and all --samples together; a model declaring a huge input or a "
+                 "huge --samples gets a usage error instead of exhausting memory");
 }
 
 Result<probe::InputSettings> build_input_settings(const InputArgs& a) {

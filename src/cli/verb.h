@@ -21,6 +21,10 @@ inline constexpr int kExitOk = 0;         // everything agreed / nothing found
 inline constexpr int kExitFinding = 1;    // a mismatch, an inconclusive row or a failed backend
 inline constexpr int kExitUsage = 2;      // bad invocation, unreadable model or file, unwritable output
 inline constexpr int kExitCannotRun = 3;  // the verb could not do its work at all
+// Stopped by SIGINT/SIGHUP/SIGTERM: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM, 129 for
+// SIGHUP), as shells report it. The JSON then says "interrupted": true and the text what finished;
+// nothing unfinished is a verdict. main() returns it after the verb's output is written.
+inline constexpr int kExitInterruptedBase = 128;
 
 // The one mapping from an Error that stops a verb to its exit code: bad_input and io are the
 // user's to fix (kExitUsage); anything else means the work could not be done (kExitCannotRun).
@@ -49,6 +53,9 @@ struct VerbOutput {
 // The one ending of every verb: a failed verb (the error) is printed with its hint and mapped by
 // exit_code_for; otherwise the text is printed, the JSON written to `json_path` (if any) and the
 // documents to theirs, and out.exit_code returned, unless a write fails (then its error's code).
+// Once a stop was requested (core/interrupt.h), the JSON object gets "interrupted": true unless the
+// verb set it, and the text a closing "interrupted" line; a verb stopped before it had anything to
+// report (an interrupted Error) still writes {"interrupted": true, "error": ...} to its --json.
 int emit(std::string_view verb, const std::string& json_path, const Result<VerbOutput>& out);
 
 using VerbRunner = std::function<int()>;

@@ -154,7 +154,10 @@ Result<VerbOutput> run(const ConformanceArgs& a) {
   }
   PARITY_ASSIGN_OR_RETURN(report, conformance::run_conformance(options, progress));
   int code = exit_code_of(a, report, expect);
-  if (!a.write_expect_path.empty()) {
+  if (!a.write_expect_path.empty() && report.interrupted) {
+    std::fprintf(stderr, "parity conformance: interrupted: %s not written (expectations need every test)\n",
+                 a.write_expect_path.c_str());
+  } else if (!a.write_expect_path.empty()) {
     PARITY_ASSIGN_OR_RETURN(written, write_expectations(a, report));
     if (written != kExitOk) code = written;
   }

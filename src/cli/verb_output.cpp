@@ -4,6 +4,8 @@
 
 #include "cli/verb.h"
 #include "core/file_io.h"
+#include "core/interrupt.h"
+#include "core/json_io.h"
 #include "core/terminal_colour.h"
 
 namespace parity::cli {
@@ -23,11 +25,29 @@ Error usage_error(std::string message, std::string hint) {
 }
 
 int emit(std::string_view verb, const std::string& json_path, const Result<VerbOutput>& out) {
-  if (!out.ok()) return report_failure(verb, out.error());
+  const bool stopped = interrupted();
+  if (!out.ok()) {
+    // Stopped before there was anything to report: the --json still says so, never a stale file.
+    if (stopped || out.error().kind == ErrorKind::interrupted)
+      (void)emit_json(verb, json_path,
+                      {{"verb", std::string(verb)},
+                       {"interrupted", true},
+                       {"finished", "nothing"},
+                       {"error", error_to_json(out.error())}});
+    return report_failure(verb, out.error());
+  }
   std::FILE* stream = json_path == "-" ? stderr : stdout;
-  std::fputs(colour_wanted(stream) ? colour_verdicts(out->text).c_str() : out->text.c_str(), stream);
-  if (!out->json.is_null())
-    if (int rc = emit_json(verb, json_path, out->json, out->json_indent); rc != kExitOk) return rc;
+  std::string text = out->text;
+  nlohmann::json json = out->json;
+  // A verb that knows what finished says so itself (its JSON has "interrupted"); for the others
+  // this field and line make sure no interrupted output reads as whole.
+  if (stopped && !(json.is_object() && json.contains("interrupted"))) {
+    text += "interrupted: the run was stopped; only what is listed above finished\n";
+    if (json.is_object()) json["interrupted"] = true;
+  }
+  std::fputs(colour_wanted(stream) ? colour_verdicts(text).c_str() : text.c_str(), stream);
+  if (!json.is_null())
+    if (int rc = emit_json(verb, json_path, json, out->json_indent); rc != kExitOk) return rc;
   for (const auto& [path, contents] : out->documents)
     if (auto st = write_text_file(path, contents); !st.ok()) return report_failure(verb, st.error());
   return out->exit_code;

@@ -112,7 +112,8 @@ Result<ConformanceReport> run_conformance(const ConformanceOptions& options,
   const std::size_t nb = options.backends.size();
   std::mutex mu;  // guards `done`, the report's backend infos and progress calls
   std::size_t done = 0, total = cases.size() * nb;
-  std::size_t run_done = 0;  // pairs that really spawned workers, for the ETA
+  std::size_t run_done = 0;                          // pairs that really spawned workers, for the ETA
+  std::vector<char> finished(cases.size() * nb, 0);  // first-pass cells with an outcome
   double run_seconds_total = 0;
 
   // Runs the cells `todo` (test-major indices test * nb + backend) on the jobs; `finish` turns
@@ -126,7 +127,9 @@ Result<ConformanceReport> run_conformance(const ConformanceOptions& options,
         if (n >= todo.size() || interrupted()) return;
         const std::size_t k = todo[n], ti = k / nb, bi = k % nb;
         Outcome o = run_one(options, runner, cases[ti], options.backends[bi], fresh);
+        if (interrupted()) return;  // cut short: no outcome (a re-check keeps the first pass's)
         std::lock_guard<std::mutex> lock(mu);
+        if (!fresh) finished[k] = 1;
         ++done;
         if (cases[ti].skip_reason.empty()) {
           ++run_done;
@@ -181,6 +184,17 @@ Result<ConformanceReport> run_conformance(const ConformanceOptions& options,
     });
   }
   report.wall_s = seconds_since(t0);
+  report.tests_planned = cases.size();
+  if (interrupted()) {
+    report.interrupted = true;
+    std::vector<TestReport> whole;
+    for (std::size_t ti = 0; ti < cases.size(); ++ti)
+      if (std::all_of(finished.begin() + static_cast<std::ptrdiff_t>(ti * nb),
+                      finished.begin() + static_cast<std::ptrdiff_t>((ti + 1) * nb),
+                      [](char f) { return f; }))
+        whole.push_back(std::move(report.tests[ti]));
+    report.tests = std::move(whole);
+  }
   return report;
 }
 

@@ -61,6 +61,10 @@ struct ConformanceReport {
   int jobs = 1;
   double wall_s = 0;
   std::vector<TestReport> tests;
+  // Stopped by a signal: `tests` holds only the tests that finished on every backend (a cell cut
+  // short is no outcome: it would count as an error); `tests_planned` how many were selected.
+  bool interrupted = false;
+  std::size_t tests_planned = 0;
   // Count of tests in `state` on backend `b` (index into backends).
   int count(std::size_t b, State state) const;
 };

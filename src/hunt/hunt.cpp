@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "bisect/tensor_check.h"
+#include "core/interrupt.h"
 #include "core/scratch_dir.h"
 #include "hunt/finding_folder.h"
 #include "model/op_model.h"
@@ -258,7 +259,7 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
       }
       {
         std::lock_guard lock(report_mu_);
-        if (unavailable_ || plan_error) return;
+        if (unavailable_ || plan_error || interrupted()) return;
       }
       const std::size_t k = next++;
       if (k >= todo.size()) return;
@@ -270,6 +271,9 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
       }
       HuntCase c = std::move(*planned);
       const auto runs = run_point(*find_space(c.space), c.point, c.seed, all_targets);
+      // A case cut short by Ctrl-C is no result (its runs failed as "interrupted", which would read
+      // as "not runnable"): it stays out of the journal, so --journal runs it again on resume.
+      if (interrupted()) return;
       bool bad = false;
       const bool all_invalid = std::all_of(runs.begin(), runs.end(),
                                            [](const PointRun& r) { return r.state == CaseState::invalid; });
@@ -737,7 +741,11 @@ Result<HuntReport> Hunter::run() {
   }
   PARITY_TRY(run_cases(report, done));
   report.targets = targets_;
-  if (o_.reduce) reduce_all(report);
+  report.interrupted = interrupted();
+  if (report.interrupted)
+    say(fmt::format("interrupted: {} of {} cases finished{}", report.cases.size(), o_.cases,
+                    o_.journal ? "; --journal " + o_.journal->string() + " resumes the rest" : ""));
+  if (o_.reduce && !report.interrupted) reduce_all(report);
   std::sort(report.cases.begin(), report.cases.end(),
             [](const HuntCase& a, const HuntCase& b) { return a.index < b.index; });
   report.targets = targets_;

@@ -113,6 +113,7 @@ struct HuntReport {
   int first_case = 0, cases_planned = 0;
   int resumed = 0;            // cases read back from the journal
   bool budget_spent = false;  // some planned cases were not started
+  bool interrupted = false;   // stopped by a signal: `cases` holds the finished ones; no reduction ran
   double wall_s = 0;
   std::vector<HuntCase> cases;  // by index
   std::vector<Finding> findings;

@@ -13,6 +13,7 @@
 #include "core/json_io.h"
 #include "core/scratch_dir.h"
 #include "isolate/frame_io.h"
+#include "isolate/memory_cap.h"
 #include "isolate/protocol.h"
 #include "isolate/vulkan_layer.h"
 
@@ -197,18 +198,49 @@ std::optional<ExitStatus> reap_worker(ChildProcess& child, Clock::time_point dea
   return status;
 }
 
-// The error for a worker that ended without a reply: it crashed, or exited on its own.
-Error ended_without_reply(const std::optional<ExitStatus>& status, const IsolatedRun& out) {
+// The kernel's OOM-kill count around one worker's life: a SIGKILL Parity did not send is the OOM
+// killer's only if it rose.
+struct OomKills {
+  std::optional<uint64_t> before, after;
+  bool rose() const { return before && after && *after > *before; }
+  bool known() const { return before && after; }
+};
+
+// The error for a worker that ended without a reply: it crashed, hit its memory cap, was OOM
+// killed or killed from outside, or exited on its own. (Parity's own kills, for a timeout, the
+// memory watch or an interrupt, never get here.)
+Error ended_without_reply(const std::optional<ExitStatus>& status, const IsolatedRun& out,
+                          const IsolationLimits& limits, const OomKills& kills) {
   const std::string stage_name(to_string(out.last_stage));
   if (status && status->signaled) {
-    const bool oom = log_says_oom(out.worker_log) || status->signal == SIGKILL;
-    Error e = make_error(
-        oom ? ErrorKind::oom : ErrorKind::crashed, out.last_stage,
-        with_log_line("worker killed by " + signal_name(status->signal) + " in stage " + stage_name,
-                      out.worker_log),
-        oom ? "the worker ran out of memory; try smaller inputs or raise --max-memory"
-            : "the backend crashed in native code; Parity isolated it. Rerun this backend alone "
-              "with --save-io to get a reproducible case");
+    const std::string sig = signal_name(status->signal);
+    const std::string cap = std::to_string(limits.max_memory_bytes >> 20) + " MiB";
+    Error e;
+    if (status->signal == SIGKILL && kills.rose()) {
+      e = make_error(ErrorKind::oom, out.last_stage,
+                     "worker killed by the kernel's OOM killer (SIGKILL) in stage " + stage_name,
+                     "the machine ran out of memory: give the worker a cap it fits in (--max-memory), use "
+                     "smaller inputs, or run fewer jobs at once");
+    } else if (status->signal == SIGKILL) {
+      e = make_error(
+          ErrorKind::crashed, out.last_stage,
+          "worker killed by SIGKILL from outside Parity in stage " + stage_name +
+              (kills.known() ? " (not the OOM killer: the kernel's OOM-kill count did not change)"
+                             : " (the OOM killer or another process: /proc/vmstat is unreadable)"),
+          "something on this machine killed the worker (kill -9, a supervisor, a job limit); rerun");
+    } else if (limits.max_memory_bytes && out.worker_log.find(kCapCrashMarker) != std::string::npos) {
+      e = make_error(ErrorKind::oom, out.last_stage,
+                     "worker hit its --max-memory cap of " + cap + " in stage " + stage_name +
+                         " and died of " + sig + " (native code used an allocation that had failed)",
+                     "raise --max-memory, or use smaller inputs (--dim/--shape)");
+    } else {
+      const bool oom = log_says_oom(out.worker_log);
+      e = make_error(oom ? ErrorKind::oom : ErrorKind::crashed, out.last_stage,
+                     with_log_line("worker killed by " + sig + " in stage " + stage_name, out.worker_log),
+                     oom ? "the worker ran out of memory; try smaller inputs or raise --max-memory"
+                         : "the backend crashed in native code; Parity isolated it. Rerun this backend alone "
+                           "with --save-io to get a reproducible case");
+    }
     e.signal = status->signal;
     return e;
   }
@@ -222,7 +254,7 @@ Error ended_without_reply(const std::optional<ExitStatus>& status, const Isolate
 // The run's result from what the worker sent and how it ended.
 Result<backend::RunResult> outcome_of(WorkerReply& reply, const std::optional<ExitStatus>& status,
                                       const IsolatedRun& out, const IsolationLimits& limits,
-                                      const std::string& label) {
+                                      const std::string& label, const OomKills& kills) {
   const std::string stage_name(to_string(out.last_stage));
   if (reply.stopped) {
     Error e =
@@ -264,7 +296,7 @@ Result<backend::RunResult> outcome_of(WorkerReply& reply, const std::optional<Ex
     if (reply.reported->stage == Stage::none) reply.reported->stage = out.last_stage;
     return std::move(*reply.reported);
   }
-  return with_backend(ended_without_reply(status, out), label);
+  return with_backend(ended_without_reply(status, out, limits, kills), label);
 }
 
 }  // namespace
@@ -313,6 +345,7 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
     if (!layer.ok()) return finish(with_backend(layer.error(), spec.label));
     for (auto& kv : layer_env(*layer, spec.vulkan_faults)) with_layer.env.push_back(std::move(kv));
   }
+  OomKills kills{kernel_oom_kills(), std::nullopt};
   auto spawned = spawn_worker(limits, with_layer, *scratch);
   if (!spawned.ok()) return finish(with_backend(spawned.error(), spec.label));
   ChildProcess child = std::move(spawned).value();
@@ -324,7 +357,8 @@ IsolatedRun run_isolated(const backend::BackendSpec& spec, const backend::RunReq
   watch_worker(child, limits, deadline, spec.label, out, reply);
   const std::optional<ExitStatus> status = reap_worker(child, deadline, reply, out.worker_log);
   out.peak_rss_bytes = std::max(child.peak_resident_bytes(), reply.peak_rss);
-  auto result = outcome_of(reply, status, out, limits, spec.label);
+  kills.after = kernel_oom_kills();
+  auto result = outcome_of(reply, status, out, limits, spec.label, kills);
   if (result.ok() && result->more_outputs.size() != request.more_inputs.size())
     return finish(
         with_backend(protocol_error("the worker ran " + std::to_string(result->more_outputs.size()) +

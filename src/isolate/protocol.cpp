@@ -33,6 +33,7 @@ std::string_view fault_action_name(backend::FaultAction a) {
     case backend::FaultAction::oom: return "oom";
     case backend::FaultAction::device_lost: return "device-lost";
     case backend::FaultAction::stall: return "stall";
+    case backend::FaultAction::oom_crash: return "oom-crash";
   }
   return "segv";
 }

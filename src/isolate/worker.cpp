@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 #include "core/json_io.h"
 #include "isolate/frame_io.h"
+#include "isolate/memory_cap.h"
 #include "isolate/protocol.h"
 
 namespace parity::isolate {
@@ -81,6 +82,7 @@ int worker_main(int request_fd, int reply_fd) {
   // Exceptions must not escape as std::terminate (that would read as a crash): out-of-memory is
   // its own kind, anything else is an internal error with its message.
   Stage current = Stage::none;
+  note_crashes_at_memory_cap();  // a crash at --max-memory reads as capped, not as SIGSEGV
   try {
     return serve(request_fd, reply_fd, current);
   } catch (const std::bad_alloc&) {

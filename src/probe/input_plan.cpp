@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/image.h"
+#include "core/interrupt.h"
 #include "core/npy.h"
 #include "core/text.h"
 #include "model/tensor_proto.h"
@@ -347,6 +348,33 @@ Status check_settings(const model::ModelInfo& model, const InputSettings& settin
   return ok_status();
 }
 
+// What all `samples` input sets hold in memory together, checked against the same cap before
+// anything is built: --samples 100000000 of a one-element input is gigabytes of tensors, not
+// bytes. Each tensor counts its data plus kTensorOverhead (object, shape, allocation); file
+// inputs count from the second sample on (each set holds its own copy).
+Status check_samples_size(const std::vector<PlannedInput>& inputs,
+                          const std::vector<std::optional<Tensor>>& from_files, int samples, uint64_t cap) {
+  constexpr uint64_t kTensorOverhead = 256;
+  uint64_t generated = 0, copied = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const uint64_t data = from_files[i]
+                              ? from_files[i]->byte_size()
+                              : static_cast<uint64_t>(std::max<int64_t>(shape_numel(inputs[i].shape), 0)) *
+                                    std::max<std::size_t>(dtype_size(inputs[i].info.dtype), 1);
+    (from_files[i] ? copied : generated) += data + kTensorOverhead;
+  }
+  const uint64_t n = static_cast<uint64_t>(samples);
+  uint64_t total = 0;
+  if (__builtin_mul_overflow(generated, n, &total) ||
+      __builtin_add_overflow(total, copied * (n - 1), &total) || total > cap)
+    return input_error("--samples " + std::to_string(samples) + ": the input sets would take " +
+                           (total > cap && total != 0 ? describe_bytes(total) : "more than 16 EiB") +
+                           " together (" + describe_bytes(generated + copied) + " each), over the " +
+                           describe_bytes(cap) + " --max-input-size cap on all samples",
+                       "use fewer --samples (or smaller inputs), or raise --max-input-size SIZE");
+  return ok_status();
+}
+
 }  // namespace
 
 Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings& settings) {
@@ -384,7 +412,13 @@ Result<InputPlan> plan_inputs(const model::ModelInfo& model, const InputSettings
     return plan;
   }
   PARITY_TRY(check_generated_size(plan.inputs, file_tensors, settings.max_input_bytes));
+  PARITY_TRY(check_samples_size(plan.inputs, file_tensors, settings.samples, settings.max_input_bytes));
   for (int s = 0; s < settings.samples; ++s) {
+    // Building many samples takes a while: the first Ctrl-C/SIGTERM stops it here, not a second one.
+    if (interrupted())
+      return make_error(ErrorKind::interrupted, Stage::prepare_inputs,
+                        "interrupted while generating input sample " + std::to_string(s + 1) + " of " +
+                            std::to_string(settings.samples));
     std::vector<NamedTensor> sample;
     for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
       const auto& in = plan.inputs[i];

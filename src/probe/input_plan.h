@@ -34,7 +34,9 @@ struct InputSettings {
   uint64_t seed = 0;
   int samples = 1;
   // Generated (random) inputs of one sample may take at most this many bytes together: a model
-  // that declares a [100000,100000,1000] input gets a usage error naming it, not a bad_alloc.
+  // that declares a [100000,100000,1000] input gets a usage error naming it, not a bad_alloc. All
+  // `samples` input sets together too (each tensor counted with its overhead), so a huge
+  // --samples is refused up front rather than filling memory.
   uint64_t max_input_bytes = kDefaultMaxInputBytes;
   static constexpr uint64_t kDefaultMaxInputBytes = uint64_t{4} << 30;
 };

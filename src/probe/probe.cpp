@@ -111,7 +111,7 @@ BackendStatus status_from_error(const Error& e) {
 }
 
 bool ProbeReport::all_ok(bool allow_inconclusive) const {
-  return std::all_of(backends.begin(), backends.end(), [&](const auto& b) {
+  return !interrupted && std::all_of(backends.begin(), backends.end(), [&](const auto& b) {
     return b.is_noise || b.status == BackendStatus::ok ||
            (allow_inconclusive && b.status == BackendStatus::inconclusive);
   });
@@ -394,6 +394,8 @@ Result<BackendReport> judge_backend(const ProbeOptions& options, const InputPlan
 
 Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& progress) {
   PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(options.model_path));
+  if (options.inputs.samples > 1 && !options.inputs.load_io)
+    say(progress, "preparing " + std::to_string(options.inputs.samples) + " input samples ...");
   PARITY_ASSIGN_OR_RETURN(plan, plan_inputs(info, options.inputs));
   PARITY_ASSIGN_OR_RETURN(order, backend_order(options));
   for (const auto& [name, tol] : options.output_tolerance)
@@ -413,6 +415,18 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
   std::unique_ptr<isolate::BackendRunner> own_runner;
   isolate::BackendRunner& runner = isolate::runner_or(options.runner, own_runner);
   auto runs = run_backends(options, plan, order, faults, runner, progress);
+  if (interrupted()) {
+    // A run cut short is no verdict, and nor is one judged against a cut-short reference: say
+    // which runs had ended, and judge none.
+    report.interrupted = true;
+    for (std::size_t bi = 0; bi < order.size(); ++bi) {
+      const auto& r = runs[bi].run.result;
+      const bool ended =
+          r.ok() || (r.error().kind != ErrorKind::interrupted && r.error().message != "not run");
+      (ended ? report.finished : report.unfinished).push_back(order[bi].label);
+    }
+    return report;
+  }
   ProbeState state;
   for (std::size_t bi = 0; bi < order.size() && !interrupted(); ++bi) {
     PARITY_ASSIGN_OR_RETURN(br, judge_backend(options, plan, order[bi], bi, std::move(runs[bi]), state));

@@ -121,7 +121,12 @@ struct ProbeReport {
   std::string reference;
   std::string noise_from;               // label of the --noise-from backend, empty without it
   std::vector<BackendReport> backends;  // reference first
-  // Every backend ok; with `allow_inconclusive`, inconclusive rows count as ok too.
+  // Stopped by a signal: `backends` is empty (no verdict from a run that was cut short, nor from
+  // one whose reference was); `finished` lists the backends whose runs had ended, `unfinished` the rest.
+  bool interrupted = false;
+  std::vector<std::string> finished, unfinished;
+  // Every backend ok; with `allow_inconclusive`, inconclusive rows count as ok too. Never when
+  // interrupted.
   bool all_ok(bool allow_inconclusive = false) const;
 };
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/json_io.h"
 #include "report/probe_json.h"
 
@@ -100,6 +102,12 @@ json bisect_to_json(const bisect::BisectReport& r) {
                     {"note", r.isolation.note}};
   j["repro_dir"] = r.repro_dir ? json(r.repro_dir->string()) : json(nullptr);
   j["error"] = r.target_error ? error_to_json(*r.target_error) : json(nullptr);
+  if (r.interrupted) {  // only then, so an uninterrupted report keeps its shape
+    j["interrupted"] = true;
+    j["tensors_compared"] = std::count_if(r.tensors.begin(), r.tensors.end(),
+                                          [](const bisect::TensorReport& t) { return t.compared; });
+    j["final_mismatch"] = nullptr;  // not judged: the plain run may not have finished
+  }
   return j;
 }
 
@@ -110,6 +118,18 @@ std::string bisect_text(const bisect::BisectReport& r) {
     return s;
   }
   s += fmt::format("bisect {} vs {} on {}\n", r.target, r.reference, r.model);
+  if (r.interrupted) {
+    const auto compared = std::count_if(r.tensors.begin(), r.tensors.end(),
+                                        [](const bisect::TensorReport& t) { return t.compared; });
+    s += fmt::format("interrupted: {} of {} tensors compared; no verdict (rerun to finish)\n", compared,
+                     r.tensors.size());
+    for (const auto& t : r.tensors)
+      if (t.compared && t.verdict == Verdict::mismatch)
+        s +=
+            fmt::format("  compared before the interruption: {} ({}) {}\n", t.name, t.op_type, error_text(t));
+    s += fmt::format("backend runs: {}, wall {}\n", r.backend_runs, ms_text(r.wall_ms));
+    return s;
+  }
   s += fmt::format("final outputs: {}\n", r.final_mismatch ? "MISMATCH" : "match");
   if (r.first_divergent) {
     const auto& f = *r.first_divergent;

@@ -138,6 +138,10 @@ std::string chaos_table(const ChaosReport& report) {
            one_line(detail_of(*r), 110) + "\n";
   }
   out += "\n" + counts_line(report) + "\n";
+  if (report.interrupted)
+    out += "interrupted: " + std::to_string(report.faults.size()) + " of " +
+           std::to_string(report.faults_planned) + " faults finished" +
+           (report.baseline ? "" : ", the baseline did not") + "; the rest have no outcome (rerun them)\n";
   if (const std::string w = baseline_warning(report); !w.empty()) out += "warning: " + w + "\n";
   for (const auto& f : report.faults)
     if (f.outcome == Outcome::crashed || f.outcome == Outcome::hung)
@@ -159,6 +163,10 @@ nlohmann::json chaos_to_json(const ChaosReport& report) {
   for (const auto& f : report.faults) j["faults"].push_back(result_to_json(f));
   j["summary"] = outcome_counts(report);
   j["any_crash_or_hang"] = report.any_crash_or_hang();
+  if (report.interrupted) {  // only then, so an uninterrupted report keeps its shape
+    j["interrupted"] = true;
+    j["faults_planned"] = report.faults_planned;
+  }
   return j;
 }
 

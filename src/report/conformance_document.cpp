@@ -58,7 +58,11 @@ std::string conformance_summary(const ConformanceReport& r) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "\n%zu tests, wall %.1f s with %d jobs.\n", r.tests.size(), r.wall_s,
                 r.jobs);
-  return out + buf;
+  out += buf;
+  if (r.interrupted)
+    out += fmt::format("interrupted: {} of {} tests finished on every backend; the rest have no outcome\n",
+                       r.tests.size(), r.tests_planned);
+  return out;
 }
 
 namespace {

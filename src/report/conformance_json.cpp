@@ -126,16 +126,21 @@ json conformance_to_json(const ConformanceReport& r) {
     tests.push_back(
         {{"name", t.name}, {"op", t.op}, {"ops", t.ops}, {"opset", t.opset}, {"results", results}});
   }
-  return {{"schema", kConformanceSchema},
-          {"parity_version", r.parity_version},
-          {"suite", r.suite},
-          {"filters", r.filters},
-          {"tolerance", {{"atol", r.tolerance.atol}, {"rtol", r.tolerance.rtol}}},
-          {"jobs", r.jobs},
-          {"wall_s", std::round(r.wall_s * 10) / 10},
-          {"backends", backends},
-          {"summary", summary},
-          {"tests", tests}};
+  json j = {{"schema", kConformanceSchema},
+            {"parity_version", r.parity_version},
+            {"suite", r.suite},
+            {"filters", r.filters},
+            {"tolerance", {{"atol", r.tolerance.atol}, {"rtol", r.tolerance.rtol}}},
+            {"jobs", r.jobs},
+            {"wall_s", std::round(r.wall_s * 10) / 10},
+            {"backends", backends},
+            {"summary", summary},
+            {"tests", tests}};
+  if (r.interrupted) {  // only then, so an uninterrupted report keeps its shape
+    j["interrupted"] = true;
+    j["tests_planned"] = r.tests_planned;
+  }
+  return j;
 }
 
 Result<ConformanceReport> conformance_from_json(const json& j) {

@@ -75,6 +75,9 @@ std::string hunt_text(const hunt::HuntReport& r) {
   if (r.resumed) s += fmt::format("{} cases read back from the journal\n", r.resumed);
   if (r.budget_spent)
     s += fmt::format("time budget spent: {} of {} cases ran\n", r.cases.size(), r.cases_planned);
+  if (r.interrupted)
+    s += fmt::format("interrupted: {} of {} cases finished; no reduction ran (resume with --journal)\n",
+                     r.cases.size(), r.cases_planned);
   s += fmt::format("\n{} finding{}", r.findings.size(), r.findings.size() == 1 ? "" : "s");
   s += r.findings.empty() ? "\n" : ":\n";
   for (const auto& f : r.findings) {
@@ -107,6 +110,10 @@ Document hunt_document(const hunt::HuntReport& r) {
   if (r.budget_spent)
     summary.blocks.push_back(Paragraph{
         fmt::format("time budget spent: {} of {} cases ran", r.cases.size(), r.cases_planned), "note"});
+  if (r.interrupted)
+    summary.blocks.push_back(Paragraph{fmt::format("interrupted: {} of {} cases finished; no reduction ran",
+                                                   r.cases.size(), r.cases_planned),
+                                       "note"});
   doc.sections.push_back(std::move(summary));
   if (r.findings.empty())
     doc.sections.push_back(Section{"Findings", {}, {Paragraph{"no finding: every runnable case matched"}}});
@@ -183,19 +190,24 @@ json hunt_to_json(const hunt::HuntReport& r) {
                         {"reduce_runs", f.reduce_runs},
                         {"folder", f.folder ? json(f.folder->string()) : json(nullptr)}});
   }
-  return {{"schema", hunt::kHuntSchema},
-          {"parity_version", r.parity_version},
-          {"seed", r.seed},
-          {"spaces", r.spaces},
-          {"reference", r.reference},
-          {"targets", targets},
-          {"first_case", r.first_case},
-          {"cases_planned", r.cases_planned},
-          {"resumed", r.resumed},
-          {"budget_spent", r.budget_spent},
-          {"wall_s", r.wall_s},
-          {"cases", cases},
-          {"findings", findings}};
+  json j = {{"schema", hunt::kHuntSchema},
+            {"parity_version", r.parity_version},
+            {"seed", r.seed},
+            {"spaces", r.spaces},
+            {"reference", r.reference},
+            {"targets", targets},
+            {"first_case", r.first_case},
+            {"cases_planned", r.cases_planned},
+            {"resumed", r.resumed},
+            {"budget_spent", r.budget_spent},
+            {"wall_s", r.wall_s},
+            {"cases", cases},
+            {"findings", findings}};
+  if (r.interrupted) {  // only then, so an uninterrupted report keeps its shape
+    j["interrupted"] = true;
+    j["cases_finished"] = r.cases.size();
+  }
+  return j;
 }
 
 }  // namespace parity::report

@@ -135,23 +135,29 @@ json probe_to_json(const probe::ProbeReport& r) {
     if (b.error && !b.worker_log.empty()) jb["worker_log"] = b.worker_log;
     backends.push_back(std::move(jb));
   }
-  return {{"schema", kProbeSchema},
-          {"parity_version", r.parity_version},
-          {"model",
-           {{"path", r.model.path.string()},
-            {"file_bytes", r.model.file_bytes},
-            {"ir_version", r.model.ir_version},
-            {"opsets", opsets},
-            {"producer", r.model.producer},
-            {"node_count", r.model.node_count},
-            {"inputs", inputs},
-            {"outputs", outputs}}},
-          {"reference", r.reference},
-          {"noise_from", r.noise_from.empty() ? json(nullptr) : json(r.noise_from)},
-          {"samples", r.samples},
-          {"seed", r.seed},
-          {"ok", r.all_ok()},
-          {"backends", backends}};
+  json j = {{"schema", kProbeSchema},
+            {"parity_version", r.parity_version},
+            {"model",
+             {{"path", r.model.path.string()},
+              {"file_bytes", r.model.file_bytes},
+              {"ir_version", r.model.ir_version},
+              {"opsets", opsets},
+              {"producer", r.model.producer},
+              {"node_count", r.model.node_count},
+              {"inputs", inputs},
+              {"outputs", outputs}}},
+            {"reference", r.reference},
+            {"noise_from", r.noise_from.empty() ? json(nullptr) : json(r.noise_from)},
+            {"samples", r.samples},
+            {"seed", r.seed},
+            {"ok", r.all_ok()},
+            {"backends", backends}};
+  if (r.interrupted) {  // only then, so an uninterrupted report keeps its shape
+    j["interrupted"] = true;
+    j["finished"] = r.finished;
+    j["unfinished"] = r.unfinished;
+  }
+  return j;
 }
 
 }  // namespace parity::report

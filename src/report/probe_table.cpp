@@ -1,6 +1,7 @@
 #include "report/probe_table.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -135,6 +136,10 @@ std::vector<std::string> backend_row(const probe::ProbeReport& r, const probe::B
 }
 
 std::string result_line(const probe::ProbeReport& r) {
+  if (r.interrupted)
+    return fmt::format("\nresult: interrupted: {} of {} backend runs finished{}; no verdict\n",
+                       r.finished.size(), r.finished.size() + r.unfinished.size(),
+                       r.finished.empty() ? "" : " (" + fmt::format("{}", fmt::join(r.finished, ", ")) + ")");
   const auto count = [&](auto pred) { return std::count_if(r.backends.begin(), r.backends.end(), pred); };
   const auto failing = count([](const auto& b) {
     return !b.is_noise && b.status != probe::BackendStatus::ok &&

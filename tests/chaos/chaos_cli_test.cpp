@@ -3,6 +3,7 @@
 // named, and a capability mask must turn a model that is right on the full device into a failure
 // that names the limit.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,27 @@ class ChaosCliTest : public ::testing::Test {
 
   parity::testing::TempDir tmp_;
 };
+
+// Ctrl-C once the baseline is done: the fault running then is cut short, which is no outcome of
+// the fault (it used to be recorded as clean-error); the report says interrupted.
+TEST_F(ChaosCliTest, AnInterruptedFaultIsNoCleanError) {
+  const std::string out = tmp_.str() + "/cut.json";
+  const auto r = parity::testing::run_parity_signalled(
+      {"chaos", kModel, "--backend", "webgpu", "--dim", "batch=2", "--timeout", "60", "--json", out},
+      "baseline: ", SIGINT,
+      {{"VK_ICD_FILENAMES", std::string(backend::kSwiftShaderIcd)},
+       {"VK_DRIVER_FILES", std::string(backend::kSwiftShaderIcd)}});
+  EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.output;
+  std::ifstream in(out);
+  const json report = json::parse(in, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << r.output;
+  EXPECT_EQ(report.value("interrupted", false), true);
+  EXPECT_GT(report["faults_planned"].get<std::size_t>(), report["faults"].size());
+  for (const auto& f : report["faults"])
+    EXPECT_EQ(f.dump().find("interrupted"), std::string::npos)
+        << "a cut-short fault has no outcome: " << f.dump();
+  EXPECT_NE(r.output.find("faults finished"), std::string::npos) << r.output;
+}
 
 TEST_F(ChaosCliTest, DefaultPlanGivesEveryFaultAnOutcomeAndParitySurvives) {
   parity::testing::CommandResult r;

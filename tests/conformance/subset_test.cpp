@@ -3,10 +3,12 @@
 // web-webgpu, checked against tests/fixtures/conformance/expected_subset{,_web}.json.
 // A test that starts to pass, or stops passing, fails here with a line naming it.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 #include <vector>
@@ -133,6 +135,28 @@ TEST(ConformanceCli, AResultThatChangesOnAFreshRerunIsFlaky) {
   ASSERT_TRUE(single.ok());
   EXPECT_EQ(single->tests[0].results[0].state, State::crashed);
   EXPECT_FALSE(single->tests[0].results[0].rechecked);
+}
+
+// Ctrl-C while `slow` hangs in its cell: the cut-off cell is no outcome (it used to be counted as
+// an error), the report says interrupted, and only tests finished on every backend are listed.
+TEST(ConformanceCli, AnInterruptedRunCountsNoCutOffTest) {
+  PARITY_REQUIRE("onnx-testdata");
+  testing::TempDir dir;
+  const std::string json_path = fs::path(dir.path()).string() + "/cut.json";
+  auto r =
+      testing::run_parity_signalled({"conformance", "--filter", "test_abs", "--backends", "cpu,slow=cpu",
+                                     "--no-recheck", "-j", "2", "--json", json_path},
+                                    "parity: [1/", SIGINT, {{"PARITY_TEST_FAULT", "run:hang@slow"}}, 300);
+  EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.output;
+  EXPECT_NE(r.output.find("interrupted: 0 of 1 tests finished"), std::string::npos) << r.output;
+  std::ifstream in(json_path);
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.output;
+  EXPECT_EQ(j.value("interrupted", false), true);
+  EXPECT_EQ(j["tests_planned"], 1);
+  EXPECT_TRUE(j["tests"].empty()) << j["tests"].dump();
+  for (const auto& [label, counts] : j["summary"].items())
+    EXPECT_EQ(counts.value("error", 0), 0) << label << ": " << counts.dump();
 }
 
 TEST(ConformanceCli, ListAndBadSuite) {

@@ -5,6 +5,7 @@
 #include "hunt/hunt.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -146,6 +147,48 @@ TEST(HuntCli, TheReferenceAgainstItselfFindsNothing) {
       {"hunt", "--backends", "same=cpu", "--cases", "5", "--seed", "12", "--journal", journal.string()});
   EXPECT_EQ(other.exit_code, 2) << other.output;
   EXPECT_NE(other.output.find("another hunt"), std::string::npos) << other.output;
+}
+
+// Ctrl-C in the middle of a hunt: the cases cut short are not journalled (before, they were, as
+// "not runnable", and the resumed hunt skipped them), so the resumed hunt ends with the cases of an
+// uninterrupted one, case for case.
+TEST(HuntCli, AnInterruptedHuntResumesEveryUnfinishedCase) {
+  testing::TempDir dir;
+  const auto journal = dir.path() / "hunt.jsonl";
+  const std::vector<std::string> hunt{"hunt",   "--backends", "same=cpu", "--cases", "60",
+                                      "--seed", "11",         "-j",       "2",       "--no-reduce"};
+  auto args = hunt;
+  args.insert(args.end(), {"--json", (dir.path() / "whole.json").string()});
+  ASSERT_EQ(testing::run_parity(args).exit_code, 0);
+  const json whole = read_json(dir.path() / "whole.json");
+
+  args = hunt;
+  args.insert(args.end(), {"--journal", journal.string(), "--json", (dir.path() / "cut.json").string()});
+  const auto cut = testing::run_parity_signalled(args, "cases run", SIGINT);
+  ASSERT_EQ(cut.exit_code, 128 + SIGINT) << cut.output;
+  const json partial = read_json(dir.path() / "cut.json");
+  ASSERT_FALSE(partial.is_discarded()) << cut.output;
+  EXPECT_EQ(partial.value("interrupted", false), true);
+  EXPECT_LT(partial["cases"].size(), 60u) << "the hunt finished before the interrupt";
+  EXPECT_EQ(partial["cases_finished"], partial["cases"].size());
+  for (const auto& c : partial["cases"])
+    EXPECT_EQ(c.dump().find("interrupted"), std::string::npos) << c.dump();
+
+  args = hunt;
+  args.insert(args.end(), {"--journal", journal.string(), "--json", (dir.path() / "resumed.json").string()});
+  const auto resumed = testing::run_parity(args);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  const json done = read_json(dir.path() / "resumed.json");
+  EXPECT_EQ(done["resumed"], partial["cases"].size());
+  ASSERT_EQ(done["cases"].size(), whole["cases"].size());
+  for (std::size_t i = 0; i < whole["cases"].size(); ++i) {
+    const json& got = done["cases"][i];
+    const json& want = whole["cases"][i];
+    EXPECT_EQ(got["invalid"], want["invalid"]) << got.dump();
+    ASSERT_EQ(got["runs"].size(), want["runs"].size()) << got.dump();
+    for (std::size_t t = 0; t < want["runs"].size(); ++t)
+      EXPECT_EQ(got["runs"][t]["state"], want["runs"][t]["state"]);
+  }
 }
 
 // issue 20's done-when: a small seeded hunt rediscovers blocked 1-D DequantizeLinear, Slice with a

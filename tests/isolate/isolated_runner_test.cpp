@@ -3,8 +3,16 @@
 #include "isolate/isolated_runner.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iterator>
 
 namespace parity::isolate {
 namespace {
@@ -125,6 +133,71 @@ TEST(IsolatedRunner, RunawayAllocationUnderAMemoryCapBecomesOom) {
                    WorkerLaunch{PARITY_BIN, backend::TestFault{Stage::run, backend::FaultAction::oom}, {}});
   ASSERT_FALSE(run.result.ok());
   EXPECT_EQ(run.result.error().kind, ErrorKind::oom) << run.result.error().describe();
+}
+
+// A worker whose allocation fails at its --max-memory cap and then dies of SIGSEGV (native code
+// using the failed allocation, as Dawn and SwiftShader do) hit its cap: oom, not "crashed (SIGSEGV)".
+TEST(IsolatedRunner, ACrashAtTheMemoryCapIsNamedOomCapped) {
+  IsolationLimits limits;
+  limits.max_memory_bytes = uint64_t{512} << 20;
+  auto run = run_isolated(
+      cpu_spec(), matmul_request(), limits,
+      WorkerLaunch{PARITY_BIN, backend::TestFault{Stage::run, backend::FaultAction::oom_crash}, {}});
+  ASSERT_FALSE(run.result.ok());
+  const Error& e = run.result.error();
+  EXPECT_EQ(e.kind, ErrorKind::oom) << e.describe();
+  EXPECT_NE(e.message.find("--max-memory cap of 512 MiB"), std::string::npos) << e.describe();
+  EXPECT_EQ(e.signal, SIGSEGV);
+  // Without a cap the same crash is what it is: a crash.
+  auto uncapped = run_with_fault(Stage::run, backend::FaultAction::oom_crash);
+  ASSERT_FALSE(uncapped.result.ok());
+  EXPECT_EQ(uncapped.result.error().kind, ErrorKind::crashed) << uncapped.result.error().describe();
+}
+
+// The oom test fault without a cap caps itself: it ends as a typed oom with the worker's memory
+// bounded, instead of eating the host's memory until the OOM killer comes.
+TEST(IsolatedRunner, TheOomFaultWithoutACapStaysBounded) {
+  auto run = run_with_fault(Stage::run, backend::FaultAction::oom);
+  ASSERT_FALSE(run.result.ok());
+  EXPECT_EQ(run.result.error().kind, ErrorKind::oom) << run.result.error().describe();
+  EXPECT_GT(run.peak_rss_bytes, 0u);
+  EXPECT_LT(run.peak_rss_bytes, uint64_t{1} << 30);
+}
+
+// The live children of this process (the workers run_isolated spawned).
+std::vector<pid_t> my_workers() {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = stat.rfind(')');
+    char state = 0;
+    int ppid = 0;
+    if (close != std::string::npos && std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 &&
+        ppid == ::getpid() && state != 'Z')
+      found.push_back(static_cast<pid_t>(std::stoi(name)));
+  }
+  return found;
+}
+
+// kill -9 of a worker by someone else is no out-of-memory: the kernel's OOM-kill count says so.
+TEST(IsolatedRunner, AnExternalSigkillIsNotNamedOom) {
+  auto pending =
+      std::async(std::launch::async, [] { return run_with_fault(Stage::run, backend::FaultAction::hang); });
+  std::vector<pid_t> workers;
+  while (workers.empty() && pending.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready)
+    workers = my_workers();
+  ASSERT_FALSE(workers.empty()) << "the worker never started";
+  for (pid_t w : workers) ::kill(w, SIGKILL);
+  const IsolatedRun run = pending.get();
+  ASSERT_FALSE(run.result.ok());
+  const Error& e = run.result.error();
+  EXPECT_NE(e.kind, ErrorKind::oom) << e.describe();
+  EXPECT_EQ(e.kind, ErrorKind::crashed) << e.describe();
+  EXPECT_EQ(e.signal, SIGKILL);
+  EXPECT_NE(e.message.find("SIGKILL from outside Parity"), std::string::npos) << e.describe();
 }
 
 TEST(IsolatedRunner, MissingWorkerBinaryIsAnErrorValue) {

@@ -2,6 +2,7 @@
 // ChildProcess the product uses, and captures exit status and output.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,22 @@ CommandResult run_parity(const std::vector<std::string>& args,
 CommandResult run_command(const std::vector<std::string>& argv,
                           const std::vector<std::pair<std::string, std::string>>& env = {},
                           double timeout_s = 600);
+
+// Runs parity like run_parity, but sends `signal` to it once its output contains `after` (a
+// progress line, so the signal lands mid-run whatever the machine's speed), and only once. If the
+// text never shows, no signal is sent (the caller's assertions on the output then fail).
+CommandResult run_parity_signalled(const std::vector<std::string>& args, const std::string& after, int signal,
+                                   const std::vector<std::pair<std::string, std::string>>& env = {},
+                                   double timeout_s = 600);
+
+// The same with any action on the running parity's pid (kill one of its workers, say).
+CommandResult run_parity_acting(const std::vector<std::string>& args, const std::string& after,
+                                const std::function<void(int pid)>& act,
+                                const std::vector<std::pair<std::string, std::string>>& env = {},
+                                double timeout_s = 600);
+
+// The live child processes of `pid` (its workers).
+std::vector<int> children_of(int pid);
 
 // Writes a Vulkan ICD manifest for Chromium's mock driver (no usable adapter for Dawn) into
 // `dir` and returns its path.
