@@ -13,6 +13,7 @@
 #include "cli/input_options.h"
 #include "cli/report_files.h"
 #include "cli/verb.h"
+#include "core/interrupt.h"
 #include "model/graph_facts.h"
 #include "report/bisect_document.h"
 #include "report/bisect_report.h"
@@ -134,7 +135,13 @@ Result<VerbOutput> run_verify_verb(const VerifyArgs& args) {
   if (const char* f = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = f;
   PARITY_ASSIGN_OR_RETURN(report, bisect::run_verify(o, progress_for(args.common)));
   const int code = report.error ? kExitCannotRun : report.still_fails ? kExitFinding : kExitOk;
-  return VerbOutput{report::verify_text(report), report::verify_to_json(report), 2, code};
+  VerbOutput out{report::verify_text(report), report::verify_to_json(report), 2, code};
+  if (interrupted()) {  // a replay cut short proves neither fixed nor still failing
+    out.json["still_fails"] = nullptr;
+    out.json["interrupted"] = true;
+    out.text += "interrupted: the replay did not finish; no verdict\n";
+  }
+  return out;
 }
 
 void declare_bisect(CLI::App& cmd, BisectArgs& a) {
