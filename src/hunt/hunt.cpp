@@ -746,6 +746,11 @@ Result<HuntReport> Hunter::run() {
     say(fmt::format("interrupted: {} of {} cases finished{}", report.cases.size(), o_.cases,
                     o_.journal ? "; --journal " + o_.journal->string() + " resumes the rest" : ""));
   if (o_.reduce && !report.interrupted) reduce_all(report);
+  if (!report.interrupted && interrupted()) {  // stopped while reducing: its findings are half-made
+    report.interrupted = true;
+    report.findings.clear();
+    say("interrupted while reducing: every case finished (journalled); rerun to reduce");
+  }
   std::sort(report.cases.begin(), report.cases.end(),
             [](const HuntCase& a, const HuntCase& b) { return a.index < b.index; });
   report.targets = targets_;

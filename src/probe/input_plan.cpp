@@ -365,10 +365,11 @@ Status check_samples_size(const std::vector<PlannedInput>& inputs,
   }
   const uint64_t n = static_cast<uint64_t>(samples);
   uint64_t total = 0;
-  if (__builtin_mul_overflow(generated, n, &total) ||
-      __builtin_add_overflow(total, copied * (n - 1), &total) || total > cap)
+  const bool overflow =
+      __builtin_mul_overflow(generated, n, &total) || __builtin_add_overflow(total, copied * (n - 1), &total);
+  if (overflow || total > cap)
     return input_error("--samples " + std::to_string(samples) + ": the input sets would take " +
-                           (total > cap && total != 0 ? describe_bytes(total) : "more than 16 EiB") +
+                           (overflow ? std::string("more than 16 EiB") : describe_bytes(total)) +
                            " together (" + describe_bytes(generated + copied) + " each), over the " +
                            describe_bytes(cap) + " --max-input-size cap on all samples",
                        "use fewer --samples (or smaller inputs), or raise --max-input-size SIZE");
