@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "backend/backend.h"
+#include "core/interrupt.h"
 #include "core/scratch_dir.h"
 #include "guard/self_checks.h"
 #include "guard/web_acceptance.h"
@@ -126,8 +127,11 @@ Result<AcceptReport> run_acceptance(const AcceptOptions& o) {
   for (const auto& [name, file] : o.samples) report.samples.push_back(name + "=" + file.string());
   for (const manifest::Declaration& d : m.backends) {
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), d.backend) == o.only.end()) continue;
+    if (interrupted()) break;
     if (o.progress && d.enabled) o.progress(d.backend + ": running the sample through the guard");
-    report.backends.push_back(accept_one(d, m, o, model, sample, scratch.path()));
+    BackendAcceptance one = accept_one(d, m, o, model, sample, scratch.path());
+    if (interrupted()) break;  // a run cut short by Ctrl-C neither passes nor fails the gate
+    report.backends.push_back(std::move(one));
     if (o.progress && d.enabled)
       o.progress(d.backend + ": " + std::string(to_string(report.backends.back().status)) +
                  (report.backends.back().reason.empty() ? "" : ": " + report.backends.back().reason));

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "backend/browser/ort_web_dist.h"
+#include "core/interrupt.h"
 #include "core/scratch_dir.h"
 #include "core/text.h"
 #include "lint/finding_record.h"
@@ -271,8 +272,11 @@ Result<LintReport> run_lint(const LintOptions& options, const probe::ProgressSin
       std::unique_ptr<isolate::BackendRunner> own;
       isolate::BackendRunner& runner = isolate::runner_or(options.runner, own);
       for (const auto& spec : options.backends) {
+        if (interrupted()) break;
         say(progress, "lint: session on " + spec.label);
-        report.checks.push_back(check_backend(spec, plan->samples.front(), options, scratch->path(), runner));
+        BackendCheck check = check_backend(spec, plan->samples.front(), options, scratch->path(), runner);
+        if (interrupted()) break;  // a session cut short is no check (it would read as a failed one)
+        report.checks.push_back(std::move(check));
       }
       report.live = true;
     }
