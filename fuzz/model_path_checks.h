@@ -136,7 +136,7 @@ inline std::string check_fp16(std::string_view data) {
 // The replay tests' deterministic damage for these slower paths (each input is a file, and shape
 // inference a fork): the seed, every `step`-th prefix and flipped byte, and `splices` random runs.
 inline std::vector<std::string> sparse_mutations(const std::string& seed, uint32_t rng_seed,
-                                                 std::size_t step = 7, int splices = 24) {
+                                                 std::size_t step = 15, int splices = 16) {
   std::vector<std::string> out{seed};
   for (std::size_t n = 0; n < seed.size(); n += step) out.push_back(seed.substr(0, n));
   for (std::size_t i = rng_seed % step; i < seed.size(); i += step) {

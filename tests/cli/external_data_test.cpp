@@ -16,16 +16,16 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kModels = PARITY_TEST_MODELS;
 
-TEST(ExternalData, ProbeAndBisectRunItOnCpu) {
+TEST(ExternalDataCli, ProbeAndBisectRunItOnCpu) {
   const std::string model = kModels + "/external_matmul_add_relu.onnx";
   ASSERT_TRUE(fs::is_regular_file(kModels + "/external_matmul_add_relu.data"));
   const auto probe = testing::run_parity({"probe", model, "-b", "cpu", "--dim", "batch=2", "-q"});
   EXPECT_EQ(probe.exit_code, 0) << probe.output;
-  const auto bisect = testing::run_parity({"bisect", model, "--backend", "cpu", "--dim", "batch=2", "-q"});
+  const auto bisect = testing::run_parity({"bisect", model, "--backend", "other=cpu", "--dim", "batch=2", "-q"});
   EXPECT_EQ(bisect.exit_code, 0) << bisect.output;
 }
 
-TEST(ExternalData, ProbeAndBisectRunItInTheBrowser) {
+TEST(ExternalDataCli, ProbeAndBisectRunItInTheBrowser) {
   PARITY_REQUIRE("chromium");
   const std::string model = kModels + "/external_matmul_add_relu.onnx";
   const auto probe = testing::run_parity({"probe", model, "-b", "web-wasm", "--dim", "batch=2", "-q"});
@@ -37,7 +37,7 @@ TEST(ExternalData, ProbeAndBisectRunItInTheBrowser) {
 
 // The WebGPU EP's blocked DequantizeLinear bug, its weights external: bisect names the node, and the
 // repro model carries the weights it needs inline.
-TEST(ExternalData, BisectFindsAPlantedBugAndItsReproStandsAlone) {
+TEST(ExternalDataCli, BisectFindsAPlantedBugAndItsReproStandsAlone) {
   PARITY_REQUIRE("webgpu-adapter");
   testing::TempDir tmp;
   const std::string repro = tmp.str() + "/repro", json_path = tmp.str() + "/bisect.json";

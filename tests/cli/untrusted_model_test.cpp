@@ -65,5 +65,16 @@ TEST(UntrustedModel, ACrashOfShapeInferenceIsATypedError) {
   }
 }
 
+// A Scan whose num_scan_inputs exceeds its inputs passes the checks and ONNX's inference; bisect's
+// unrolling of it once read before the node's input list (protobuf's CHECK threw, nothing caught it:
+// "terminate called", SIGABRT). Now the unrolling refuses it and the runtime's own error is reported.
+TEST(UntrustedModel, AMalformedScanIsATypedErrorInBisect) {
+  const auto r = testing::run_parity(
+      {"bisect", kModels + "/crafted_scan_num_scan_inputs.onnx", "--backend", "other=cpu", "-q"});
+  EXPECT_EQ(r.signal, 0) << r.output;
+  EXPECT_TRUE(r.exit_code == 2 || r.exit_code == 3) << r.output;
+  EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace parity
