@@ -9,6 +9,8 @@
 #include "core/file_io.h"
 #include "core/shell_words.h"
 #include "isolate/protocol.h"
+#include "model/external_data.h"
+#include "model/onnx_model.h"
 #include "model/tensor_proto.h"
 #include "parity/version.h"
 
@@ -51,6 +53,9 @@ Status write_repro_folder(const BisectOptions& options, const BisectReport& repo
   fs::copy_file(c.model, dir / "model.onnx", fs::copy_options::overwrite_existing, ec);
   if (ec)
     return make_error(ErrorKind::io, Stage::write_output, "cannot write " + (dir / "model.onnx").string());
+  // Cuts carry their weights inline; a whole (exposed) model brings its external data files along.
+  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(c.model));
+  PARITY_TRY(model::provide_external_files(c.model, info.external_files, dir));
   const auto& iso = report.isolation;
   const auto& fd = *report.first_divergent;
   const std::string measured = describe_error(iso.metrics, iso.note);

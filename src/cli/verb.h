@@ -80,6 +80,21 @@ const std::string& json_path_of(const Args& a) {
     return none;
 }
 
+// The last border: an exception escaping a verb's engine (a bug; modules return Errors) becomes an
+// internal Error with exit 3 instead of std::terminate's abort.
+Result<VerbOutput> verb_exception(std::string_view verb, const std::exception* e);
+template <class Args>
+Result<VerbOutput> run_guarded(std::string_view verb, Result<VerbOutput> (*run)(const Args&),
+                               const Args& args) {
+  try {
+    return run(args);
+  } catch (const std::exception& e) {
+    return verb_exception(verb, &e);
+  } catch (...) {
+    return verb_exception(verb, nullptr);
+  }
+}
+
 // The frame every verb shares, so a verb file holds only what is particular to it: its Args
 // struct, `declare` (its options and help on `cmd`) and `run` (the work, as a VerbOutput). The
 // arguments live as long as the runner; emit() prints the result and writes the --json.
@@ -89,7 +104,8 @@ Verb make_verb(std::string_view name, std::string_view summary, void (*declare)(
   return {name, summary, false, [name, declare, run](CLI::App& cmd) -> VerbRunner {
             auto args = std::make_shared<Args>();
             declare(cmd, *args);
-            return [name, args, run] { return emit(name, json_path_of(*args), run(*args)); };
+            return
+                [name, args, run] { return emit(name, json_path_of(*args), run_guarded(name, run, *args)); };
           }};
 }
 

@@ -20,6 +20,13 @@ int report_failure(std::string_view verb, const Error& e) {
   return exit_code_for(e);
 }
 
+Result<VerbOutput> verb_exception(std::string_view verb, const std::exception* e) {
+  return make_error(ErrorKind::internal, Stage::none,
+                    "parity " + std::string(verb) +
+                        " stopped on an unexpected exception: " + (e ? e->what() : "(not a std::exception)"),
+                    "this is a bug in Parity: please report it with the command and the model");
+}
+
 Error usage_error(std::string message, std::string hint) {
   return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
 }

@@ -2,7 +2,6 @@
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <array>
@@ -17,6 +16,7 @@
 #include <unordered_set>
 
 #include "core/file_io.h"
+#include "model/guarded_inference.h"
 #include "model/onnx_model.h"
 #include "model/proto_io.h"
 #include "parity/dtype.h"
@@ -76,10 +76,10 @@ void note_value(ElemTypes& types, const onnx::ValueInfoProto& v) {
   if (const int32_t t = elem_type_of(v.type()); t != kUntyped) types.emplace(v.name(), t);
 }
 
-// What the model declares first, then what ONNX shape inference finds on a copy (it may throw on
-// ops newer than the ONNX library we link; then the values it would have typed stay untyped, and
-// the nodes touching them stay float32).
-ElemTypes collect_types(const onnx::ModelProto& m) {
+// What the model declares first, then what ONNX shape inference finds (in a guarded child: a crash
+// is an Error; it may throw on ops newer than the ONNX library we link, then the values it would
+// have typed stay untyped, and the nodes touching them stay float32).
+Result<ElemTypes> collect_types(const onnx::ModelProto& m, const std::string& origin) {
   ElemTypes types;
   const onnx::GraphProto& g = m.graph();
   for (const auto& init : g.initializer()) types[init.name()] = init.data_type();
@@ -91,26 +91,17 @@ ElemTypes collect_types(const onnx::ModelProto& m) {
     if (n.op_type() == "Constant" && n.output_size() == 1)
       if (const auto* value = find_attribute(n, "value"); value && value->has_t())
         types.emplace(n.output(0), value->t().data_type());
-  onnx::ModelProto inferred = m;
-  try {
-    onnx::shape_inference::InferShapes(inferred);
-    for (const auto& v : inferred.graph().value_info()) note_value(types, v);
-    for (const auto& v : inferred.graph().output()) note_value(types, v);
-  } catch (const std::exception&) {
-  }
+  PARITY_ASSIGN_OR_RETURN(inferred, detail::infer_shapes_guarded(m, origin));
+  for (const auto& v : inferred.graph->value_info()) note_value(types, v);
+  for (const auto& v : inferred.graph->output()) note_value(types, v);
   return types;
 }
 
-// Why a model fails ONNX's strict type check, or nullopt when it passes.
-std::optional<std::string> type_check_failure(const onnx::ModelProto& m) {
-  onnx::ModelProto copy = m;
-  try {
-    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
-  } catch (const std::exception& e) {
-    return std::string(e.what());
-  }
-  return std::nullopt;
+// Why a model fails ONNX's strict type check, or nullopt when it passes; an Error when the check
+// crashes.
+Result<std::optional<std::string>> type_check_failure(const onnx::ModelProto& m, const std::string& origin) {
+  PARITY_ASSIGN_OR_RETURN(inferred, detail::infer_shapes_guarded(m, origin, /*strict=*/true));
+  return inferred.failure;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,7 +434,8 @@ class Converter {
     PARITY_TRY(check_model());
     std::set<std::string> block_ops(default_fp16_block_list().begin(), default_fp16_block_list().end());
     block_ops.insert(o_.block_ops.begin(), o_.block_ops.end());
-    types_ = collect_types(m_);
+    PARITY_ASSIGN_OR_RETURN(types, collect_types(m_, origin_));
+    types_ = std::move(types);
     PARITY_ASSIGN_OR_RETURN(wide, wide_weights());
     const Planner planner(types_, block_ops, failed_functions_, opsets_, wide);
     for (int i = 0; i < g_.node_size(); ++i) plans_.push_back(planner.plan(g_.node(i)));
@@ -781,7 +773,7 @@ Result<Fp16Report> convert(const std::filesystem::path& in, const std::filesyste
     if (!detail::parse_message(bytes, original))
       return bad(origin + ": not an ONNX model", "export or save the model again");
   }
-  const std::optional<std::string> original_failure = type_check_failure(original);
+  PARITY_ASSIGN_OR_RETURN(original_failure, type_check_failure(original, origin));
 
   // A converted graph that ONNX's type check refuses, where the original passed, is our bug: say
   // so instead of writing a model no runtime loads. (ONNX 1.12 cannot check every opset-18+ model;
@@ -795,7 +787,8 @@ Result<Fp16Report> convert(const std::filesystem::path& in, const std::filesyste
     PARITY_ASSIGN_OR_RETURN(report, converter.run());
     report.bytes_in = info.file_bytes;
     if (!original_failure) {
-      if (const auto failure = type_check_failure(m)) {
+      PARITY_ASSIGN_OR_RETURN(failure, type_check_failure(m, origin));
+      if (failure) {
         if (const std::string op = failing_function_op(*failure, m);
             !op.empty() && failed_functions.insert(op).second)
           continue;

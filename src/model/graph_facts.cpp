@@ -160,7 +160,9 @@ std::set<std::string> constant_nodes(const GraphFacts& f) {
   return nodes;
 }
 
-Result<GraphFacts> read_graph_facts(const std::filesystem::path& path) {
+namespace {
+
+Result<GraphFacts> read_graph_facts_unguarded(const std::filesystem::path& path) {
   PARITY_ASSIGN_OR_RETURN(info, inspect_model(path));  // the precise diagnosis of a bad file
   // Element types and shapes of every value, from the model and ONNX shape inference (surgery
   // sorts a copy first, so an unsorted file is typed too).
@@ -199,6 +201,23 @@ Result<GraphFacts> read_graph_facts(const std::filesystem::path& path) {
   read_nodes(g, f);
   for (const auto& [name, c] : f.constants) f.value_types[name] = c.dtype;
   return f;
+}
+
+}  // namespace
+
+Result<GraphFacts> read_graph_facts(const std::filesystem::path& path) {
+  // The module's border: nothing an untrusted file provokes may leave as an exception.
+  try {
+    return read_graph_facts_unguarded(path);
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorKind::oom, Stage::load_model,
+                      path.string() + ": out of memory analysing the model",
+                      "free memory or use a machine with more RAM");
+  } catch (const std::exception& e) {
+    return make_error(ErrorKind::internal, Stage::load_model,
+                      path.string() + ": unexpected error: " + e.what(),
+                      "this is a bug in Parity: please report it with the file");
+  }
 }
 
 }  // namespace parity::model

@@ -527,6 +527,9 @@ Status ModelRewriter::unroll_loop(const std::string& name, int64_t trips) {
   if (!body || body->input_size() < 2 || body->output_size() < 1)
     return rewrite_error("Loop '" + name + "' has no usable body");
   const int carried = node.input_size() - 2;
+  // Untrusted arity: every index below stays inside the node's and the body's lists.
+  if (carried < 0 || body->output_size() < 1 + carried)
+    return rewrite_error("Loop '" + name + "': its body's outputs do not match the node's inputs");
   // A loop whose body may turn its condition false could stop early: its trip count is not fixed.
   const std::string& cond_in = body->input(1).name();
   const std::string& cond_out = body->output(0).name();
@@ -588,6 +591,9 @@ Status ModelRewriter::unroll_scan(const std::string& name, int64_t length) {
   if (!body || scan_inputs < 1 || length < 1)
     return rewrite_error("Scan '" + name + "' has no usable body or length");
   const int states = node.input_size() - static_cast<int>(scan_inputs);
+  // Untrusted arity (a body taking fewer inputs than the node passes read past its end).
+  if (states < 0 || body->input_size() != node.input_size() || body->output_size() < states)
+    return rewrite_error("Scan '" + name + "': its body's inputs or outputs do not match the node");
   const int64_t opset = default_opset(impl_->model);
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   for (int k = 0; k < at; ++k) *nodes.Add() = g.node(k);

@@ -1,7 +1,6 @@
 #include "model/model_surgery.h"
 
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <fstream>
@@ -9,6 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/external_data.h"
+#include "model/guarded_inference.h"
 #include "model/onnx_model.h"
 #include "model/proto_io.h"
 
@@ -240,30 +241,28 @@ NodeReads sort_nodes(onnx::GraphProto& g, const std::vector<int>& order, const N
 }
 
 // Where value types and shapes come from: the model's own value_info and outputs (`declared`,
-// pointing into the model) and ONNX shape inference on a copy (`guessed`, pointing into
+// pointing into the model) and ONNX shape inference in a guarded child (`guessed`, pointing into
 // `inferred`). Filled in place by collect_types, which the pointers require.
 struct TypeSources {
-  onnx::ModelProto inferred;
+  onnx::GraphProto inferred;  // value_info and outputs alone
   std::unordered_map<std::string, const onnx::ValueInfoProto*> declared, guessed;
 };
 
-// Types: value_info and outputs first, then what shape inference adds on a scratch copy (it may
-// throw on models newer than the library; then we simply know less).
-void collect_types(const onnx::ModelProto& model, TypeSources& types, ElemTypes& elem_types) {
+// Types: value_info and outputs first, then what shape inference adds (it may throw on models newer
+// than the library; then we simply know less). Inference crashing is an Error.
+Status collect_types(const onnx::ModelProto& model, const std::filesystem::path& path, TypeSources& types,
+                     ElemTypes& elem_types) {
   const onnx::GraphProto& g = model.graph();
   for (const auto& v : g.value_info()) types.declared[v.name()] = &v;
   for (const auto& v : g.output()) types.declared[v.name()] = &v;
-  types.inferred = model;
-  try {
-    onnx::shape_inference::InferShapes(types.inferred);
-  } catch (const std::exception&) {
-    types.inferred.mutable_graph()->clear_value_info();
-  }
-  for (const auto& v : types.inferred.graph().value_info()) types.guessed[v.name()] = &v;
+  PARITY_ASSIGN_OR_RETURN(inferred, detail::infer_shapes_guarded(model, path.string()));
+  types.inferred.Swap(inferred.graph.get());
+  for (const auto& v : types.inferred.value_info()) types.guessed[v.name()] = &v;
   for (const auto& [name, v] : types.declared)
     if (elem_type_of(*v) != 0) elem_types[name] = elem_type_of(*v);
   for (const auto& [name, v] : types.guessed)
     if (elem_type_of(*v) != 0 && !elem_types.count(name)) elem_types[name] = elem_type_of(*v);
+  return ok_status();
 }
 
 // The last resort for an output nothing typed, so a graph typed only at its borders can still be
@@ -340,6 +339,7 @@ struct ModelSurgery::Impl {
   onnx::ModelProto model;  // nodes reordered topologically
   GraphOutline outline;
   std::unordered_map<std::string, int32_t> elem_types;  // every known value -> ONNX element type
+  std::vector<std::string> external_files;              // ModelInfo::external_files of `source`
 };
 
 ModelSurgery::ModelSurgery(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -348,10 +348,11 @@ ModelSurgery::ModelSurgery(ModelSurgery&&) noexcept = default;
 ModelSurgery& ModelSurgery::operator=(ModelSurgery&&) noexcept = default;
 const GraphOutline& ModelSurgery::outline() const { return impl_->outline; }
 
-Result<ModelSurgery> ModelSurgery::open(const std::filesystem::path& path) {
+Result<ModelSurgery> ModelSurgery::open_unguarded(const std::filesystem::path& path) {
   // inspect_model gives the precise diagnosis for unreadable or malformed files.
-  PARITY_TRY(inspect_model(path));
+  PARITY_ASSIGN_OR_RETURN(info, inspect_model(path));
   auto impl = std::make_unique<Impl>();
+  impl->external_files = std::move(info.external_files);
   PARITY_TRY(parse_model(path, impl->model));
   impl->source = path;
   std::error_code ec;
@@ -364,11 +365,26 @@ Result<ModelSurgery> ModelSurgery::open(const std::filesystem::path& path) {
   const NodeReads sorted = sort_nodes(g, order, reads);
 
   TypeSources types;
-  collect_types(impl->model, types, impl->elem_types);
+  PARITY_TRY(collect_types(impl->model, path, types, impl->elem_types));
   for (int k = 0; k < g.node_size(); ++k)
     outline_node(k, g.node(k), sorted.reads[k], sorted.inner_counts[k], types, impl->outline,
                  impl->elem_types);
   return ModelSurgery(std::move(impl));
+}
+
+Result<ModelSurgery> ModelSurgery::open(const std::filesystem::path& path) {
+  // The module's border: nothing an untrusted file provokes may leave as an exception.
+  try {
+    return open_unguarded(path);
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorKind::oom, Stage::load_model,
+                      path.string() + ": out of memory analysing the model",
+                      "free memory or use a machine with more RAM");
+  } catch (const std::exception& e) {
+    return make_error(ErrorKind::internal, Stage::load_model,
+                      path.string() + ": unexpected error: " + e.what(),
+                      "this is a bug in Parity: please report it with the file");
+  }
 }
 
 namespace {
@@ -434,13 +450,16 @@ Status ModelSurgery::write_exposed(const std::filesystem::path& dst,
   if (!impl_->source.empty() && std::filesystem::file_size(impl_->source, ec) == impl_->source_size && !ec &&
       std::filesystem::copy_file(impl_->source, dst, std::filesystem::copy_options::overwrite_existing, ec)) {
     std::ofstream f(dst, std::ios::binary | std::ios::app);
-    if (extra.SerializeToOstream(&f) && (f.close(), f)) return ok_status();
-    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + dst.string(),
-                      "check the disk space");
+    if (!extra.SerializeToOstream(&f) || !(f.close(), f))
+      return make_error(ErrorKind::io, Stage::write_output, "cannot write " + dst.string(),
+                        "check the disk space");
+  } else {
+    onnx::ModelProto whole = impl_->model;
+    whole.mutable_graph()->MergeFrom(g);
+    PARITY_TRY(detail::save_model(whole, dst));
   }
-  onnx::ModelProto whole = impl_->model;
-  whole.mutable_graph()->MergeFrom(g);
-  return detail::save_model(whole, dst);
+  // Weights in external files stay there: the copy finds them beside it under the same names.
+  return provide_external_files(impl_->source, impl_->external_files, dst.parent_path());
 }
 
 Result<std::vector<std::string>> ModelSurgery::write_subgraph(
@@ -464,6 +483,8 @@ Result<std::vector<std::string>> ModelSurgery::write_subgraph(
     const GraphNode& gn = impl_->outline.nodes[static_cast<std::size_t>(i)];
     auto* node = g.add_node();
     *node = src.node(i);
+    for (auto& a : *node->mutable_attribute())  // a Constant's value kept in an external file
+      if (a.has_t()) PARITY_TRY(detail::inline_external_data(*a.mutable_t(), impl_->source));
     if (node->name().empty()) node->set_name(gn.name);  // so the repro names what bisect named
     std::vector<std::string> reads = gn.inputs;
     reads.insert(reads.end(), gn.outer_inputs.begin(), gn.outer_inputs.end());
@@ -478,7 +499,10 @@ Result<std::vector<std::string>> ModelSurgery::write_subgraph(
   for (const auto& name : needed) {
     if (produced.count(name)) continue;  // read before it is produced only inside a subgraph scope
     if (auto it = inits.find(name); it != inits.end()) {
-      *g.add_initializer() = *it->second;
+      onnx::TensorProto* init = g.add_initializer();
+      *init = *it->second;
+      // The cut stands alone (a repro folder, a browser page): external weights come inline.
+      PARITY_TRY(detail::inline_external_data(*init, impl_->source));
       continue;
     }
     auto t = impl_->elem_types.find(name);

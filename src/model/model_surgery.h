@@ -86,6 +86,7 @@ class ModelSurgery {
                                                   const std::map<std::string, Shape>& input_shapes) const;
 
  private:
+  static Result<ModelSurgery> open_unguarded(const std::filesystem::path& path);
   struct Impl;
   explicit ModelSurgery(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -10,6 +10,7 @@
 #include <new>
 #include <unordered_set>
 
+#include "model/guarded_inference.h"
 #include "model/proto_io.h"
 
 namespace parity::model {
@@ -110,12 +111,21 @@ void note_weight(ModelInfo& info, const onnx::TensorProto& t) {
   if (const std::optional<DType> dtype = dtype_from_onnx(t.data_type())) info.weight_bytes[*dtype] += bytes;
 }
 
+void note_external_file(ModelInfo& info, const onnx::TensorProto& t) {
+  if (t.data_location() != onnx::TensorProto::EXTERNAL) return;
+  for (const auto& e : t.external_data())
+    if (e.key() == "location" && std::find(info.external_files.begin(), info.external_files.end(),
+                                           e.value()) == info.external_files.end())
+      info.external_files.push_back(e.value());
+}
+
 void describe_initializers(const onnx::GraphProto& g, ModelInfo& info) {
   info.initializer_count = static_cast<std::size_t>(g.initializer_size() + g.sparse_initializer_size());
   for (const onnx::TensorProto& t : g.initializer()) {
     info.initializer_bytes += element_bytes(t);
     note_weight(info, t);
     if (t.data_location() == onnx::TensorProto::EXTERNAL) ++info.external_initializers;
+    note_external_file(info, t);
   }
   for (const onnx::SparseTensorProto& t : g.sparse_initializer()) {
     info.initializer_bytes += element_bytes(t.values());
@@ -124,7 +134,10 @@ void describe_initializers(const onnx::GraphProto& g, ModelInfo& info) {
   for (const onnx::NodeProto& n : g.node())
     if (is_default_domain(n.domain()) && n.op_type() == "Constant")
       for (const onnx::AttributeProto& a : n.attribute())
-        if (a.name() == "value" && a.has_t()) note_weight(info, a.t());
+        if (a.name() == "value" && a.has_t()) {
+          note_weight(info, a.t());
+          note_external_file(info, a.t());
+        }
 }
 
 std::size_t subgraph_node_count(const onnx::NodeProto& n) {
@@ -186,6 +199,13 @@ Result<ModelInfo> describe_model(const onnx::ModelProto& m, const std::string& o
     info.outputs.push_back(std::move(output));
   }
 
+  // Attributes ONNX's shape inference divides by unchecked (it dies with SIGFPE, in any tool that
+  // loads the file): refused here, named, before anything analyses the graph.
+  const auto onnx_opset = info.opsets.find("");
+  if (const auto hazard =
+          detail::find_inference_hazard(g, onnx_opset == info.opsets.end() ? 0 : onnx_opset->second))
+    return bad_model(origin, "malformed graph: " + *hazard,
+                     "fix the exporter or the file: no runtime can compute this node");
   note_element_types(g, info);
   describe_initializers(g, info);
   describe_nodes(g, info);

@@ -53,8 +53,11 @@ struct ModelInfo {
   bool has_control_flow = false;              // If/Loop/Scan present at top level
   std::vector<ControlFlowNode> control_flow;  // those nodes, in graph order
   std::size_t initializer_count = 0;
-  std::uintmax_t initializer_bytes = 0;          // the weights' element bytes, stored inline or external
-  std::size_t external_initializers = 0;         // initializers whose bytes live in external data files
+  std::uintmax_t initializer_bytes = 0;   // the weights' element bytes, stored inline or external
+  std::size_t external_initializers = 0;  // initializers whose bytes live in external data files
+  // The files those bytes live in: each distinct `location` of the top-level initializers and
+  // Constant values, as the model spells it (relative to the model's folder), in first-use order.
+  std::vector<std::string> external_files;
   // Element types of every tensor the top-level graph names: inputs, outputs, value_info,
   // initializers, Constant values and Cast targets. A backend that lacks a type (fp16 on a
   // WebGPU adapter without shader-f16) can refuse the model up front instead of miscomputing.

@@ -76,4 +76,9 @@ Status save_model(const onnx::ModelProto& m, const std::filesystem::path& dst);
 Result<NamedTensor> tensor_from_proto(const onnx::TensorProto& p, const std::string& origin,
                                       std::optional<DType> declared = std::nullopt);
 
+// Reads the external bytes of `t` (an initializer of the model at `model`) into its raw_data and
+// drops its external_data entries, so a cut of the model stands alone (external_data.cpp). Errors
+// as external_file_path (external_data.h); a range past the file's end is bad_input.
+Status inline_external_data(onnx::TensorProto& t, const std::filesystem::path& model);
+
 }  // namespace parity::model::detail

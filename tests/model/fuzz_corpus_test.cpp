@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../../fuzz/fuzz_checks.h"
+#include "../../fuzz/model_path_checks.h"
 #include "model/tensor_proto.h"
 #include "wire_writer.h"
 
@@ -107,6 +108,35 @@ TEST(FuzzCorpus, TensorReaderKeepsItsContract) {
     }
   }
   EXPECT_GT(inputs, 1000u);
+}
+
+// bisect's and the fp16 converter's model paths over the crafted files (tests/models/models_crafted.py)
+// and their damaged copies: a typed error or a model that reads back, never a crash of this process.
+TEST(FuzzCorpus, SurgeryKeepsItsContract) {
+  std::size_t inputs = 0;
+  uint32_t rng_seed = 200;
+  for (const std::string& seed : fuzz::model_path_seeds(PARITY_TEST_MODELS)) {
+    ASSERT_FALSE(seed.empty());
+    for (const std::string& input : fuzz::sparse_mutations(seed, rng_seed++)) {
+      const std::string problem = fuzz::check_surgery(input);
+      ASSERT_TRUE(problem.empty()) << problem << " (input of " << input.size() << " bytes)";
+      ++inputs;
+    }
+  }
+  EXPECT_GT(inputs, 300u);
+}
+
+TEST(FuzzCorpus, Fp16ConverterKeepsItsContract) {
+  std::size_t inputs = 0;
+  uint32_t rng_seed = 300;
+  for (const std::string& seed : fuzz::model_path_seeds(PARITY_TEST_MODELS)) {
+    for (const std::string& input : fuzz::sparse_mutations(seed, rng_seed++)) {
+      const std::string problem = fuzz::check_fp16(input);
+      ASSERT_TRUE(problem.empty()) << problem << " (input of " << input.size() << " bytes)";
+      ++inputs;
+    }
+  }
+  EXPECT_GT(inputs, 300u);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "backend/browser/web_errors.h"
 #include "core/process_group_cpu.h"
 #include "core/text.h"
+#include "model/external_data.h"
 #include "model/onnx_model.h"
 #include "model/smoke_model.h"
 
@@ -499,12 +500,29 @@ Status WebBackend::check_adapter(BrowserHost& host, const RunRequest& request, R
 Result<CreateReply> WebBackend::create_session(BrowserHost& host, const RunRequest& request,
                                                RunResult& result) {
   WebServer& server = host.server();
+  json options = session_options();
+  // onnxruntime-web gets the model as bytes, with no folder to resolve external data against: each
+  // file is served and named as the model spells its location (session option externalData).
+  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(request.model_path));
+  std::vector<std::string> urls;
+  for (const std::string& location : info.external_files) {
+    auto file = model::external_file_path(request.model_path, location);
+    if (!file.ok()) {
+      for (const auto& u : urls) server.withdraw(u);
+      Error e = file.error();
+      e.backend = spec_.label;
+      return e;
+    }
+    urls.push_back(server.publish_file(file->string()));
+    options["externalData"].push_back({{"path", location}, {"data", urls.back()}});
+  }
   const std::string model_url = server.publish_file(request.model_path);
-  auto created_r = ask(
-      host, "create",
-      {{"model_url", model_url}, {"options", session_options()}, {"fault", fault_for(Stage::create_session)}},
-      Stage::create_session, decode_create);
+  auto created_r =
+      ask(host, "create",
+          {{"model_url", model_url}, {"options", options}, {"fault", fault_for(Stage::create_session)}},
+          Stage::create_session, decode_create);
   server.withdraw(model_url);
+  for (const auto& u : urls) server.withdraw(u);
   PARITY_ASSIGN_OR_RETURN(created, std::move(created_r));
   result.create_ms = created.create_ms;
   record_placement(created, result);
