@@ -5,6 +5,7 @@
 #include "cli/verb.h"
 #include "core/file_io.h"
 #include "core/terminal_colour.h"
+#include "core/terminal_text.h"
 
 namespace parity::cli {
 
@@ -13,8 +14,10 @@ int exit_code_for(const Error& e) {
 }
 
 int report_failure(std::string_view verb, const Error& e) {
-  std::fprintf(stderr, "parity %.*s: %s\n", static_cast<int>(verb.size()), verb.data(), e.message.c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
+  // Messages quote names from models and records: escaped like every other line (terminal_text.h).
+  std::fprintf(stderr, "parity %.*s: %s\n", static_cast<int>(verb.size()), verb.data(),
+               terminal_safe(e.message).c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", terminal_safe(e.hint).c_str());
   return exit_code_for(e);
 }
 
@@ -25,7 +28,10 @@ Error usage_error(std::string message, std::string hint) {
 int emit(std::string_view verb, const std::string& json_path, const Result<VerbOutput>& out) {
   if (!out.ok()) return report_failure(verb, out.error());
   std::FILE* stream = json_path == "-" ? stderr : stdout;
-  std::fputs(colour_wanted(stream) ? colour_verdicts(out->text).c_str() : out->text.c_str(), stream);
+  // Control characters a model or record put in the text are escaped before Parity's own colour
+  // is added, so only Parity's escapes reach the terminal.
+  const std::string text = terminal_safe(out->text);
+  std::fputs(colour_wanted(stream) ? colour_verdicts(text).c_str() : text.c_str(), stream);
   if (!out->json.is_null())
     if (int rc = emit_json(verb, json_path, out->json, out->json_indent); rc != kExitOk) return rc;
   for (const auto& [path, contents] : out->documents)
