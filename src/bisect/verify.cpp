@@ -67,6 +67,7 @@ Result<VerifyReport> run_verify(const VerifyOptions& options, const ProgressSink
   VerifyReport report;
   report.backend = options.backend.label;
   report.recorded_error = meta.measured;
+  report.not_used = options.not_used;
   report.setup = options.backend.label + " (EP " + options.backend.ep + ", opt " + options.backend.opt_level +
                  ", fallback " + (options.backend.allow_fallback ? "on" : "off") + ")";
   if (!options.tolerance)

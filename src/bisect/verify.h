@@ -36,6 +36,8 @@ struct VerifyOptions {
   std::string worker_exe;
   std::string test_fault_env;
   isolate::BackendRunner* runner = nullptr;  // null = a runner of this call's own
+  // What the record named and this replay did not use (ReplaySpec::not_used), for the report.
+  std::vector<std::string> not_used;
 };
 
 struct VerifyReport {
@@ -51,6 +53,8 @@ struct VerifyReport {
   std::vector<std::string> differences;
   std::string setup;      // "webgpu (EP webgpu, opt basic, fallback on)": what was replayed
   std::string tolerance;  // "tolerance atol 0.01 + rtol 0*|ref| (recorded)" or "... (by dtype)"
+  // Programs, libraries and paths the repro named that were not used (bisect/replay_trust.h).
+  std::vector<std::string> not_used;
 };
 
 // Reruns a repro folder: model.onnx on test_data_set_0 inputs, compared with its output_K.pb.

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/terminal_text.h"
 #include "probe/input_plan.h"
 
 namespace parity::cli {
@@ -83,7 +84,11 @@ Result<uint64_t> parse_size(const std::string& text, const std::string& flag) {
 
 std::function<void(const std::string&)> progress_for(const CommonOptions& o) {
   if (o.quiet) return {};
-  return [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
+  return print_progress;
+}
+
+void print_progress(const std::string& line) {
+  std::fprintf(stderr, "parity: %s\n", terminal_safe(line).c_str());
 }
 
 void add_reference_option(CLI::App& cmd, std::string& reference) {

@@ -44,6 +44,9 @@ void add_switch(CLI::App& cmd, const std::string& name, bool& value, const std::
 
 // Progress lines ("parity: webgpu: 4 samples on one session ...") on stderr, none with --quiet.
 std::function<void(const std::string&)> progress_for(const CommonOptions& o);
+// One progress line, "parity: LINE", on stderr; names from models and records in it are escaped
+// (core/terminal_text.h).
+void print_progress(const std::string& line);
 
 // --reference SPEC, the backend whose values count as right (default cpu).
 void add_reference_option(CLI::App& cmd, std::string& reference);

@@ -2,6 +2,7 @@
 // manifest declares fit, with its checks and the task's assertions: a release gate in one command.
 #include <cstdio>
 
+#include "cli/common_options.h"
 #include "cli/report_files.h"
 #include "cli/verb.h"
 #include "core/text.h"
@@ -45,8 +46,7 @@ Result<VerbOutput> run(const AcceptArgs& a) {
   o.task.min_sharpness = a.min_sharpness;
   o.task.max_colour_shift = a.max_colour_shift;
   o.task.predicate = a.predicate;
-  if (!a.quiet)
-    o.progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
+  if (!a.quiet) o.progress = print_progress;
   PARITY_ASSIGN_OR_RETURN(report, guard::run_acceptance(o));
   VerbOutput out{report::accept_table(report), report::accept_to_json(report)};
   out.exit_code = report.exit_code() == 0 ? kExitOk : kExitFinding;

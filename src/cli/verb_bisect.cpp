@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "bisect/bisect.h"
+#include "bisect/replay_trust.h"
 #include "bisect/verify.h"
 #include "cli/backend_args.h"
 #include "cli/common_options.h"
@@ -104,27 +105,34 @@ Result<VerbOutput> run_bisect_verb(const BisectArgs& args) {
 struct VerifyArgs {
   CommonOptions common;
   std::string dir;
-  std::string backend;      // default: the target recorded in repro.json
-  ToleranceArgs tolerance;  // default: the tolerance recorded in repro.json
+  std::string backend;       // default: the target recorded in repro.json
+  ToleranceArgs tolerance;   // default: the tolerance recorded in repro.json
+  bool trust_repro = false;  // --trust-repro: use the programs, libraries and paths repro.json names
 };
 
 Result<VerbOutput> run_verify_verb(const VerifyArgs& args) {
   PARITY_ASSIGN_OR_RETURN(meta, bisect::read_repro_meta(args.dir));
-  // The recorded spec replays every key bisect resolved (opt level, fallback, ORT library); a
-  // --backend, or a folder from before specs were recorded, is parsed as text.
+  // The recorded spec replays every key bisect resolved (opt level, fallback, threads); a folder
+  // from before specs were recorded gives its spec text. Either is the recorder's, not the user's:
+  // programs, libraries and paths in it are used only with --trust-repro (bisect/replay_trust.h).
+  // A --backend is the user's own and is used as written.
+  const backend::BackendSpec given = args.common.defaults();
   backend::BackendSpec spec;
-  if (args.backend.empty() && meta.target_spec) {
-    spec = *meta.target_spec;
-    // A runtime named on the command line replaces the recorded one: that is how a user checks
-    // whether a newer ONNX Runtime or onnxruntime-web fixed the bug.
-    const backend::BackendSpec given = args.common.defaults();
-    if (!given.ort_lib.empty()) spec.ort_lib = given.ort_lib;
-    if (!given.ort_web.empty()) spec.ort_web = given.ort_web;
-    if (!given.browser.empty()) spec.browser = given.browser;
-  } else {
-    PARITY_ASSIGN_OR_RETURN(parsed, parse_backend_spec(args.backend.empty() ? meta.target : args.backend,
-                                                       args.common.defaults()));
+  std::vector<std::string> not_used;
+  if (!args.backend.empty()) {
+    PARITY_ASSIGN_OR_RETURN(parsed, parse_backend_spec(args.backend, given));
     spec = std::move(parsed);
+  } else {
+    backend::BackendSpec recorded;
+    if (meta.target_spec) {
+      recorded = *meta.target_spec;
+    } else {
+      PARITY_ASSIGN_OR_RETURN(parsed, parse_backend_spec(meta.target, given));
+      recorded = std::move(parsed);
+    }
+    auto replay = bisect::replay_spec(recorded, given, args.trust_repro);
+    spec = std::move(replay.spec);
+    not_used = std::move(replay.not_used);
   }
   PARITY_ASSIGN_OR_RETURN(limits, args.common.limits());
   bisect::VerifyOptions o;
@@ -132,6 +140,7 @@ Result<VerbOutput> run_verify_verb(const VerifyArgs& args) {
   o.backend = spec;
   o.tolerance = args.tolerance.fixed() ? args.tolerance.fixed() : meta.tolerance;
   o.limits = limits;
+  o.not_used = std::move(not_used);
   if (const char* f = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = f;
   PARITY_ASSIGN_OR_RETURN(report, bisect::run_verify(o, progress_for(args.common)));
   const int code = report.error ? kExitCannotRun : report.still_fails ? kExitFinding : kExitOk;
@@ -180,12 +189,19 @@ void declare_verify(CLI::App& cmd, VerifyArgs& a) {
   cmd.footer(
       "Runs DIR/model.onnx on DIR/test_data_set_0/input_K.pb with BACKEND and compares with the "
       "recorded reference outputs (output_K.pb).\n"
+      "A repro folder is data: the runtimes it records (ORT library, browser, Chromium flags, "
+      "onnxruntime-web folder, Vulkan ICD) and file paths in its options are listed, not used; the ones "
+      "given here (--ort-lib, --chromium, ...) run instead, or the defaults. --trust-repro uses the "
+      "recorded ones.\n"
       "Exit status: 0 fixed (matches), 1 still failing, 2 bad invocation, 3 the backend could not "
       "run.");
   cmd.add_option("dir", a.dir, "a folder written by 'parity bisect --out'")->required();
   cmd.add_option("-b,--backend", a.backend,
                  "backend spec (default: the one recorded in repro.json, every key included)");
   add_tolerance_options(cmd, a.tolerance, "every output (default: the rule recorded in repro.json)");
+  cmd.add_flag("--trust-repro", a.trust_repro,
+               "also use the programs, libraries and paths repro.json names (ORT library, browser, Chromium "
+               "flags, onnxruntime-web folder, ICD, file options); without it they are shown, not used");
   add_common_options(cmd, a.common);
 }
 

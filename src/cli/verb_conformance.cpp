@@ -12,6 +12,7 @@
 #include "conformance/runner.h"
 #include "core/file_io.h"
 #include "core/parallel_for.h"
+#include "core/terminal_text.h"
 #include "probe/input_plan.h"
 #include "report/conformance_document.h"
 #include "report/conformance_json.h"
@@ -91,8 +92,8 @@ Result<int> write_expectations(const ConformanceArgs& a, const conformance::Conf
   for (const auto& t : report.tests)
     for (std::size_t b = 0; b < t.results.size(); ++b)
       if (t.results[b].state == conformance::State::flaky) {
-        std::fprintf(stderr, "parity conformance: %s on %s is flaky: %s\n", t.name.c_str(),
-                     report.backends[b].label.c_str(), t.results[b].reason.c_str());
+        std::fprintf(stderr, "parity conformance: %s on %s is flaky: %s\n", terminal_safe(t.name).c_str(),
+                     report.backends[b].label.c_str(), terminal_safe(t.results[b].reason).c_str());
         ++flaky;
       }
   if (flaky > 0) {
@@ -114,7 +115,7 @@ int exit_code_of(const ConformanceArgs& a, const conformance::ConformanceReport&
   if (expect) {
     const auto broken = conformance::check_expectations(report, *expect);
     for (const auto& line : broken)
-      std::fprintf(stderr, "parity conformance: EXPECTATION BROKEN: %s\n", line.c_str());
+      std::fprintf(stderr, "parity conformance: EXPECTATION BROKEN: %s\n", terminal_safe(line).c_str());
     if (!broken.empty()) {
       std::fprintf(stderr, "parity conformance: %zu expectation(s) broken (%s)\n", broken.size(),
                    a.expect_path.c_str());
@@ -146,7 +147,7 @@ Result<VerbOutput> run(const ConformanceArgs& a) {
       const auto now = std::chrono::steady_clock::now();
       const bool tick = now - *last_tick >= std::chrono::seconds(5) || done == total;
       if (!line.empty())
-        std::fprintf(stderr, "parity: [%zu/%zu] %s\n", done, total, line.c_str());
+        std::fprintf(stderr, "parity: [%zu/%zu] %s\n", done, total, terminal_safe(line).c_str());
       else if (tick)
         std::fprintf(stderr, "parity: [%zu/%zu] ETA %s\n", done, total, fmt_duration(eta).c_str());
       if (tick || !line.empty()) *last_tick = now;

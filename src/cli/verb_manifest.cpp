@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/common_options.h"
 #include "cli/verb.h"
 #include "core/text.h"
 #include "core/utc_time.h"
@@ -113,8 +114,7 @@ Result<VerbOutput> run_verify(const ManifestArgs& a) {
   o.browser = a.chromium;
   if (!a.backends.empty()) o.only = split(a.backends, ',');
   sweep::ProgressSink progress;
-  if (!a.quiet)
-    progress = [](const std::string& line) { std::fprintf(stderr, "parity: %s\n", line.c_str()); };
+  if (!a.quiet) progress = print_progress;
   PARITY_ASSIGN_OR_RETURN(report, sweep::verify_manifest(checked.manifest, o, progress));
   VerbOutput out{report::manifest_verify_table(report), report::manifest_verify_to_json(report)};
   const int code = report.exit_code();

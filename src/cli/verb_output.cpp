@@ -7,6 +7,7 @@
 #include "core/interrupt.h"
 #include "core/json_io.h"
 #include "core/terminal_colour.h"
+#include "core/terminal_text.h"
 
 namespace parity::cli {
 
@@ -15,8 +16,10 @@ int exit_code_for(const Error& e) {
 }
 
 int report_failure(std::string_view verb, const Error& e) {
-  std::fprintf(stderr, "parity %.*s: %s\n", static_cast<int>(verb.size()), verb.data(), e.message.c_str());
-  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", e.hint.c_str());
+  // Messages quote names from models and records: escaped like every other line (terminal_text.h).
+  std::fprintf(stderr, "parity %.*s: %s\n", static_cast<int>(verb.size()), verb.data(),
+               terminal_safe(e.message).c_str());
+  if (!e.hint.empty()) std::fprintf(stderr, "  hint: %s\n", terminal_safe(e.hint).c_str());
   return exit_code_for(e);
 }
 
@@ -44,8 +47,10 @@ int emit(std::string_view verb, const std::string& json_path, const Result<VerbO
     return report_failure(verb, out.error());
   }
   std::FILE* stream = json_path == "-" ? stderr : stdout;
-  std::string text = out->text;
   nlohmann::json json = out->json;
+  // Control characters a model or record put in the text are escaped before Parity's own colour
+  // is added, so only Parity's escapes reach the terminal.
+  std::string text = terminal_safe(out->text);
   // A verb that knows what finished says so itself (its JSON has "interrupted"); for the others
   // this field and line make sure no interrupted output reads as whole.
   if (stopped && !(json.is_object() && json.contains("interrupted"))) {

@@ -58,6 +58,31 @@ inline std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
+// Serialised JSON made safe to embed in an HTML <script> block: '<', '>' and '&' become \u003c,
+// \u003e and \u0026, and U+2028/U+2029 \u2028/\u2029, so no string in it (a tensor name from a
+// model) can close the block ("</script>") or open a comment ("<!--"). Outside strings JSON holds
+// none of these, so the result parses to the same value.
+inline std::string json_for_script(std::string_view json_text) {
+  std::string out;
+  out.reserve(json_text.size());
+  for (std::size_t i = 0; i < json_text.size(); ++i) {
+    const char c = json_text[i];
+    if (c == '<')
+      out += "\\u003c";
+    else if (c == '>')
+      out += "\\u003e";
+    else if (c == '&')
+      out += "\\u0026";
+    else if (c == '\xe2' && i + 2 < json_text.size() && json_text[i + 1] == '\x80' &&
+             (json_text[i + 2] == '\xa8' || json_text[i + 2] == '\xa9')) {
+      out += json_text[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else
+      out += c;
+  }
+  return out;
+}
+
 // The first line of `text` (all of it when it has none): runtime messages often go on with a stack
 // or a graph dump that a one-line summary must not carry.
 inline std::string first_line(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }

@@ -42,6 +42,8 @@ std::string runtime_version(const backend::BackendSpec& spec, const FindingsVeri
   return version;
 }
 
+// A record is data (bisect/replay_trust.h): it contributes only EP names; the runtime, browser
+// and every path come from the user's flags (`defaults`), never from the record or its repro.json.
 std::vector<backend::BackendSpec> specs_for(const FindingRecord& r, const FindingsVerifyOptions& o) {
   if (!o.backends.empty()) return o.backends;
   std::vector<backend::BackendSpec> out;

@@ -174,6 +174,7 @@ json verify_to_json(const bisect::VerifyReport& r) {
           {"adapter", r.adapter},
           {"recorded_error", r.recorded_error},
           {"differences", r.differences},
+          {"not_used", r.not_used},
           {"setup", r.setup},
           {"tolerance", r.tolerance},
           {"outputs", outs},
@@ -181,11 +182,15 @@ json verify_to_json(const bisect::VerifyReport& r) {
 }
 
 std::string verify_text(const bisect::VerifyReport& r) {
-  if (r.error) return fmt::format("{}: could not run the repro: {}\n", r.backend, r.error->describe());
+  // What the folder named and was not run comes first, so it is seen even when the run failed.
+  std::string recorded;
+  for (const auto& n : r.not_used) recorded += fmt::format("note: {}\n", n);
+  if (r.error)
+    return recorded + fmt::format("{}: could not run the repro: {}\n", r.backend, r.error->describe());
   std::string s;
   for (const auto& o : r.outputs) s += fmt::format("  {:<24} {}\n", o.name, error_text(o));
   for (const auto& d : r.differences) s += fmt::format("  note: not the recorded setup: {}\n", d);
-  s = fmt::format("replaying: {}; {}\n", r.setup, r.tolerance) + s;
+  s = recorded + fmt::format("replaying: {}; {}\n", r.setup, r.tolerance) + s;
   s += r.still_fails
            ? fmt::format("{}: STILL FAILS (recorded at bisect time: {})\n", r.backend, r.recorded_error)
            : fmt::format("{}: fixed: the repro now matches the reference outputs\n", r.backend);

@@ -27,7 +27,8 @@ nlohmann::json tensors_json(const std::vector<NamedTensor>& tensors, std::size_t
   return list;
 }
 
-// The page's script; the data line is prepended. Plain ES2020, no build step.
+// The page's script; the data line is prepended (through json_for_script: tensor names come from
+// the model, and a name holding "</script>" must not end the block). Plain ES2020, no build step.
 constexpr const char* kScript = R"js(
 const ARRAYS = {float32: Float32Array, float64: Float64Array, int8: Int8Array, uint8: Uint8Array,
   int16: Int16Array, uint16: Uint16Array, int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array,
@@ -90,7 +91,7 @@ std::string render_repro_page(const ReproPage& page) {
          "http.server</code>) "
          "and open this page; it needs network access to jsDelivr.</p>\n<pre id=\"out\"></pre>\n"
          "<script type=\"module\">\nconst REPRO = " +
-         data.dump() + ";\n" + kScript + "</script>\n";
+         json_for_script(data.dump()) + ";\n" + kScript + "</script>\n";
 }
 
 }  // namespace parity::backend::browser
