@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <set>
 
 #include "chaos/fault_spec.h"
 #include "cli/common_options.h"
 #include "core/text.h"
+#include "isolate/protocol.h"
+#include "probe/reference_settings.h"
 
 namespace parity::cli {
 namespace {
@@ -21,6 +24,61 @@ bool valid_name(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
     return std::isalnum(c) || c == '-' || c == '_' || c == '.';
   });
+}
+
+// Labels name report rows and files (repro output_<label>, --save-io folders): "." or ".." would
+// write over the reference's files, so a label starts with a letter or digit.
+constexpr std::size_t kMaxLabel = 64;
+bool valid_label(const std::string& s) {
+  return valid_name(s) && std::isalnum(static_cast<unsigned char>(s[0])) && s.size() <= kMaxLabel;
+}
+
+// True when `item` names its label (LABEL=EP...), not just the EP.
+bool label_written(const std::string& item) {
+  return item.substr(0, item.find(':')).find('=') != std::string::npos;
+}
+
+// Same backend apart from the label: it would compute the same numbers.
+bool same_settings(backend::BackendSpec a, const backend::BackendSpec& b) {
+  a.label = b.label;
+  return isolate::spec_to_json(a) == isolate::spec_to_json(b);
+}
+
+// Gives every spec of `specs` (parsed from `items`) a label of its own, apart from `reference`
+// when given: see parse_backend_list and parse_backends_beside.
+Status label_apart(const std::string& text, const std::vector<std::string>& items,
+                   std::vector<backend::BackendSpec>& specs, const backend::BackendSpec* reference) {
+  std::set<std::string> taken;
+  if (reference) taken.insert(reference->label);
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (!label_written(items[i])) continue;
+    const auto& s = specs[i];
+    if (reference && s.label == reference->label) {
+      if (same_settings(s, *reference)) continue;  // the reference's own row
+      return spec_error(
+          items[i], "label '" + s.label + "' is the reference's, with other settings",
+          "give it a label of its own, e.g. " + s.label + "-2=" + items[i].substr(items[i].find('=') + 1));
+    }
+    if (!taken.insert(s.label).second)
+      return spec_error(text, "label '" + s.label + "' is given twice",
+                        "give each backend a label of its own");
+  }
+  bool reference_row = false;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (label_written(items[i])) continue;
+    auto& s = specs[i];
+    if (reference && s.label == reference->label && !reference_row && same_settings(s, *reference)) {
+      reference_row = true;  // `cpu` in --backends beside --reference cpu: the reference's row
+      continue;
+    }
+    if (taken.insert(s.label).second) continue;
+    for (int n = 2;; ++n)
+      if (taken.insert(s.label + "-" + std::to_string(n)).second) {
+        s.label += "-" + std::to_string(n);
+        break;
+      }
+  }
+  return ok_status();
 }
 
 Result<bool> parse_switch(const std::string& text, const std::string& key, const std::string& value) {
@@ -51,7 +109,11 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
   }
   std::transform(spec.ep.begin(), spec.ep.end(), spec.ep.begin(),
                  [](unsigned char c) { return std::tolower(c); });
-  if (!valid_name(spec.label) || !valid_name(spec.ep)) return spec_error(text, "bad name");
+  if (!valid_name(spec.ep)) return spec_error(text, "bad name");
+  if (!valid_label(spec.label))
+    return spec_error(text, "label '" + spec.label + "' is not a name",
+                      "a label names report rows and files: up to 64 letters, digits, '-', '_' or '.', "
+                      "starting with a letter or digit, e.g. noopt=cpu:opt=disabled");
   if (!backend::is_known_ep(spec.ep)) {
     std::string known;
     for (const auto& name : backend::known_ep_names()) known += (known.empty() ? "" : ", ") + name;
@@ -133,15 +195,49 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
   return spec;
 }
 
-Result<std::vector<backend::BackendSpec>> parse_backend_list(const std::string& text,
-                                                             const backend::BackendSpec& defaults) {
+namespace {
+
+Result<std::vector<backend::BackendSpec>> parse_labelled(const std::string& text,
+                                                         const backend::BackendSpec& defaults,
+                                                         const backend::BackendSpec* reference) {
   std::vector<backend::BackendSpec> out;
-  for (const auto& item : split(text, ',')) {
+  const auto items = split(text, ',');
+  for (const auto& item : items) {
     if (item.empty()) return spec_error(text, "empty entry in the backend list");
     PARITY_ASSIGN_OR_RETURN(spec, parse_backend_spec(item, defaults));
     out.push_back(std::move(spec));
   }
+  PARITY_TRY(label_apart(text, items, out, reference));
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<backend::BackendSpec>> parse_backend_list(const std::string& text,
+                                                             const backend::BackendSpec& defaults) {
+  return parse_labelled(text, defaults, nullptr);
+}
+
+Result<std::vector<backend::BackendSpec>> parse_backends_beside(const std::string& text,
+                                                                const std::string& reference_text,
+                                                                const backend::BackendSpec& defaults) {
+  PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(reference_text, defaults));
+  return parse_labelled(text, defaults, &reference);
+}
+
+void reference_settings(backend::BackendSpec& spec, const std::string& text) {
+  // The user's own choice of optimizer settings stands (its spread is then measured: probe.h).
+  if (text.find(":opt=") != std::string::npos) return;
+  for (const auto& key : probe::lossy_rewrite_keys())
+    if (text.find(":so." + key + "=") != std::string::npos) return;
+  probe::turn_lossy_rewrites_off(spec);
+}
+
+Result<backend::BackendSpec> parse_reference_spec(const std::string& text,
+                                                  const backend::BackendSpec& defaults) {
+  PARITY_ASSIGN_OR_RETURN(spec, parse_backend_spec(text, defaults));
+  reference_settings(spec, text);
+  return spec;
 }
 
 }  // namespace parity::cli

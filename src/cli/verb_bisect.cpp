@@ -54,10 +54,13 @@ Result<bisect::BisectOptions> build_options(const BisectArgs& a) {
   bisect::BisectOptions o;
   o.model_path = a.model;
   const auto defaults = a.common.defaults();
-  PARITY_ASSIGN_OR_RETURN(target, parse_backend_spec(a.target, defaults));
-  o.target = std::move(target);
+  // Labelled apart from the reference (cpu:opt=all beside --reference cpu is cpu-2): the repro
+  // folder names files by label.
+  PARITY_ASSIGN_OR_RETURN(targets, parse_backends_beside(a.target, a.reference, defaults));
+  if (targets.size() != 1) return usage_error("--backend takes one backend", "bisect one backend at a time");
+  o.target = std::move(targets[0]);
   o.target_text = a.target;
-  PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
+  PARITY_ASSIGN_OR_RETURN(reference, parse_reference_spec(a.reference, defaults));
   o.reference = std::move(reference);
   o.reference_text = a.reference;
   PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());

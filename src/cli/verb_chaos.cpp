@@ -34,7 +34,7 @@ Result<chaos::ChaosOptions> build_options(const ChaosArgs& a) {
   const auto defaults = a.common.defaults();
   PARITY_ASSIGN_OR_RETURN(backend, parse_backend_spec(a.backend, defaults));
   o.backend = std::move(backend);
-  PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
+  PARITY_ASSIGN_OR_RETURN(reference, parse_reference_spec(a.reference, defaults));
   o.reference = std::move(reference);
   PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
   o.limits = limits;

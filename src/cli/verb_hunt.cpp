@@ -51,9 +51,9 @@ std::string spaces_text() {
 Result<hunt::HuntOptions> build_options(const HuntArgs& a) {
   hunt::HuntOptions o;
   const auto defaults = a.common.defaults();
-  PARITY_ASSIGN_OR_RETURN(targets, parse_backend_list(a.backends, defaults));
+  PARITY_ASSIGN_OR_RETURN(targets, parse_backends_beside(a.backends, a.reference, defaults));
   o.targets = std::move(targets);
-  PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
+  PARITY_ASSIGN_OR_RETURN(reference, parse_reference_spec(a.reference, defaults));
   o.reference = std::move(reference);
   // The targets' placement tells a case whose node fell back to the CPU EP (nothing of the target's
   // judged) from one its own kernel ran: one profiled run per case, cheap on one node.

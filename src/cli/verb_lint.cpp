@@ -68,7 +68,7 @@ Result<VerbOutput> run(const LintArgs& a) {
   f.lint = o;
   f.out = a.fix;
   f.rules = list_of(a.apply);
-  PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, a.common.defaults()));
+  PARITY_ASSIGN_OR_RETURN(reference, parse_reference_spec(a.reference, a.common.defaults()));
   f.reference = std::move(reference);
   PARITY_ASSIGN_OR_RETURN(fixed, lint::fix_model(f, report, progress_for(a.common)));
   out.text += report::fix_text(fixed);

@@ -36,9 +36,9 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   probe::ProbeOptions o;
   o.model_path = a.model;
   const auto defaults = a.common.defaults();
-  PARITY_ASSIGN_OR_RETURN(backends, parse_backend_list(a.backends, defaults));
+  PARITY_ASSIGN_OR_RETURN(backends, parse_backends_beside(a.backends, a.reference, defaults));
   o.backends = std::move(backends);
-  PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
+  PARITY_ASSIGN_OR_RETURN(reference, parse_reference_spec(a.reference, defaults));
   o.reference = std::move(reference);
   if (!a.noise_from.empty()) {
     PARITY_ASSIGN_OR_RETURN(noise, parse_backend_spec(a.noise_from, defaults));

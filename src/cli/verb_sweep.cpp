@@ -140,7 +140,7 @@ Result<sweep::SweepPlan> plan_from_args(const SweepArgs& a) {
   const auto defaults = a.common.defaults();
   PARITY_ASSIGN_OR_RETURN(backends, parse_backend_list(a.backends, defaults));
   plan.backends = std::move(backends);
-  PARITY_ASSIGN_OR_RETURN(reference, parse_backend_spec(a.reference, defaults));
+  PARITY_ASSIGN_OR_RETURN(reference, parse_reference_spec(a.reference, defaults));
   plan.reference = std::move(reference);
   // The model's own precision labels its row: an fp16 export given as MODEL is judged as fp16, not
   // held to float32's bound (ISNet's fp16 file is 1.9e-3 off between opt levels on cpu alone).

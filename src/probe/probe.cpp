@@ -11,6 +11,7 @@
 #include "model/tensor_proto.h"
 #include "parity/version.h"
 #include "probe/precision.h"
+#include "probe/reference_settings.h"
 
 namespace parity::probe {
 namespace {
@@ -181,7 +182,24 @@ struct ProbeState {
   // Per sample: the noise backend's max_abs against the reference, per output.
   std::vector<std::map<std::string, double>> noise;
   std::optional<Error> reference_error;
+  // Every sample's outputs of each mismatching row (by index in the order), kept while the
+  // reference's optimizer is a suspect (optimizer_suspect) to judge them again.
+  std::map<std::size_t, std::vector<std::vector<NamedTensor>>> suspects;
 };
+
+// True when the reference's own optimizer may be what a mismatch measures: its lossy rewrites are
+// on (the user's reference set opt= itself; cli::reference_settings turns them off otherwise).
+bool optimizer_suspect(const ProbeOptions& options) {
+  return !lossy_rewrites_off(options.reference) && !options.reference_model;
+}
+
+// The ops the settings of cli::reference_settings act on: where a model holds none, they change
+// nothing and the report need not name them.
+bool holds_quantization(const model::ModelInfo& info) {
+  for (const char* op : {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "MatMulInteger"})
+    if (info.op_counts.count(op)) return true;
+  return false;
+}
 
 // What the backend's run tells about it: versions, placement, and the first sample's times.
 void record_run(const backend::RunResult& result, BackendReport& br) {
@@ -387,7 +405,84 @@ Result<BackendReport> judge_backend(const ProbeOptions& options, const InputPlan
     }
   }
   finish_backend(options, state, std::move(worst), br);
+  if (br.status == BackendStatus::mismatch && !br.is_noise && optimizer_suspect(options) && run.result.ok()) {
+    auto& result = run.result.value();
+    auto& kept = state.suspects[bi];
+    kept.push_back(std::move(result.outputs));
+    for (auto& more : result.more_outputs) kept.push_back(std::move(more));
+  }
   return br;
+}
+
+std::string short_value(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// Reruns the reference at opt=disabled when a row mismatches a reference the user set with its
+// optimizer on. Where the reference moves beyond the bound between its own opt levels, the report
+// says so with the spread, and a row that matches the unoptimized reference is inconclusive:
+// the reference's optimizer, not the backend, changed the numbers.
+Status weigh_reference_optimizer(const ProbeOptions& options, const InputPlan& plan,
+                                 const std::vector<backend::BackendSpec>& order,
+                                 isolate::BackendRunner& runner, ProbeState& state, ProbeReport& report,
+                                 const ProgressSink& progress) {
+  backend::BackendSpec unopt = options.reference;
+  unopt.opt_level = "disabled";
+  unopt.label = options.reference.label + "-opt-disabled";
+  unopt.count_nodes = false;
+  say(progress, options.reference.label + ": a row mismatches; rerunning the reference at opt=disabled ...");
+  isolate::WorkerLaunch launch{options.worker_exe, std::nullopt, {}};
+  auto run = runner.run(unopt, request_for(options, plan, true), options.limits, launch);
+  if (!run.result.ok()) return ok_status();  // nothing measured: the rows stand as judged
+  auto& result = run.result.value();
+  std::vector<std::vector<NamedTensor>> unopt_outputs{std::move(result.outputs)};
+  for (auto& more : result.more_outputs) unopt_outputs.push_back(std::move(more));
+  if (unopt_outputs.size() != state.reference_outputs.size()) return ok_status();
+
+  // The spread: the unoptimized reference judged against the reference, by the rows' own rules.
+  ProbeState against_ref;
+  against_ref.reference_outputs = state.reference_outputs;
+  std::vector<OutputReport> spread;
+  for (std::size_t s = 0; s < unopt_outputs.size(); ++s)
+    compare_sample(options, 2, "", s, unopt_outputs[s], against_ref, spread);
+  const auto moved = std::find_if(spread.begin(), spread.end(), [](const auto& o) {
+    return o.verdict == Verdict::mismatch && o.comparison;
+  });
+  if (moved == spread.end()) return ok_status();
+  report.reference_spread =
+      "the reference's optimizer changes the result: " + options.reference.label +
+      " at opt=" + options.reference.opt_level + " vs opt=disabled, output '" + moved->name + "' max_abs " +
+      short_value(moved->comparison->max_abs) +
+      (moved->comparison->cosine ? ", cosine " + std::to_string(*moved->comparison->cosine) : std::string()) +
+      " (never a verdict against a backend; --reference " + options.reference.ep +
+      ":opt=disabled judges by the model as written)";
+
+  ProbeState against_unopt;
+  against_unopt.reference_outputs = std::move(unopt_outputs);
+  for (auto& [bi, samples] : state.suspects) {
+    if (bi >= report.backends.size() || bi >= order.size()) continue;
+    auto& br = report.backends[bi];
+    std::vector<OutputReport> alt;
+    for (std::size_t s = 0; s < samples.size() && s < against_unopt.reference_outputs.size(); ++s)
+      compare_sample(options, 2, judged_arithmetic(options.reference, order[bi]), s, samples[s],
+                     against_unopt, alt);
+    bool explained = true;
+    for (auto& o : br.outputs) {
+      if (o.verdict != Verdict::mismatch) continue;
+      const auto a = std::find_if(alt.begin(), alt.end(), [&](const auto& r) { return r.name == o.name; });
+      if (a == alt.end() || a->verdict != Verdict::match || !a->comparison) {
+        explained = false;
+        continue;
+      }
+      o.reference_spread = "matches " + options.reference.label + " at opt=disabled (max_abs " +
+                           short_value(a->comparison->max_abs) + "): the reference's optimizer moved it";
+    }
+    if (explained) br.status = BackendStatus::inconclusive;
+  }
+  state.suspects.clear();
+  return ok_status();
 }
 
 }  // namespace
@@ -410,6 +505,7 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
   report.samples = static_cast<int>(plan.samples.size());
   report.seed = options.inputs.seed;
   report.reference = options.reference.label;
+  if (holds_quantization(info)) report.reference_settings = lossy_rewrites_note(options.reference);
   if (options.noise_from) report.noise_from = options.noise_from->label;
 
   std::unique_ptr<isolate::BackendRunner> own_runner;
@@ -433,6 +529,8 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
     say(progress, order[bi].label + ": " + std::string(to_string(br.status)) + " in " + fmt_ms(br.wall_ms));
     report.backends.push_back(std::move(br));
   }
+  if (!state.suspects.empty() && !interrupted())
+    PARITY_TRY(weigh_reference_optimizer(options, plan, order, runner, state, report, progress));
   return report;
 }
 

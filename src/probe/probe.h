@@ -91,6 +91,9 @@ struct OutputReport {
   std::optional<RegionMap> regions;
   // With ProbeOptions::keep_outputs: this backend's output and the reference's, in worst_sample.
   std::optional<Tensor> tensor, reference_tensor;
+  // A mismatch the reference's own optimizer explains: this output matches the reference rerun at
+  // opt=disabled (ProbeReport::reference_spread); empty otherwise.
+  std::string reference_spread;
 };
 
 struct BackendReport {
@@ -125,6 +128,15 @@ struct ProbeReport {
   // one whose reference was); `finished` lists the backends whose runs had ended, `unfinished` the rest.
   bool interrupted = false;
   std::vector<std::string> finished, unfinished;
+  // The reference's settings that keep lossy rewrites off (lossy_rewrites_note), named where the
+  // model holds ops they act on (QuantizeLinear, DequantizeLinear, ...); else empty.
+  std::string reference_settings;
+  // With a reference the user set at an opt level other than disabled and a row that mismatches:
+  // how far the reference's outputs move when it is rerun at opt=disabled, where that is beyond the
+  // bound ("the reference's optimizer changes the result: ..."); empty otherwise. A row whose
+  // mismatch the rerun explains (it matches the unoptimized reference) is inconclusive, never a
+  // mismatch: the reference is the suspect.
+  std::string reference_spread;
   // Every backend ok; with `allow_inconclusive`, inconclusive rows count as ok too. Never when
   // interrupted.
   bool all_ok(bool allow_inconclusive = false) const;

@@ -47,7 +47,8 @@ json output_to_json(const probe::OutputReport& o) {
           {"tolerance", tolerance_to_json(o.tolerance, o.comparison ? &*o.comparison : nullptr)},
           {"metrics", metrics},
           {"reference_metrics", stats_to_json(o.reference_stats)},
-          {"regions", o.regions ? regions_to_json(*o.regions) : json(nullptr)}};
+          {"regions", o.regions ? regions_to_json(*o.regions) : json(nullptr)},
+          {"reference_spread", o.reference_spread.empty() ? json(nullptr) : json(o.reference_spread)}};
 }
 
 }  // namespace
@@ -147,6 +148,8 @@ json probe_to_json(const probe::ProbeReport& r) {
               {"inputs", inputs},
               {"outputs", outputs}}},
             {"reference", r.reference},
+            {"reference_settings", r.reference_settings.empty() ? json(nullptr) : json(r.reference_settings)},
+            {"reference_spread", r.reference_spread.empty() ? json(nullptr) : json(r.reference_spread)},
             {"noise_from", r.noise_from.empty() ? json(nullptr) : json(r.noise_from)},
             {"samples", r.samples},
             {"seed", r.seed},

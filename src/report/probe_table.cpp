@@ -81,8 +81,10 @@ std::string probe_inputs_text(const probe::ProbeReport& r) {
 namespace {
 
 std::string header(const probe::ProbeReport& r) {
+  const std::string reference =
+      r.reference_settings.empty() ? r.reference : fmt::format("{} ({})", r.reference, r.reference_settings);
   return fmt::format("parity probe {}\n  inputs: {}\n  reference: {}, {} sample{}, seed {}\n\n",
-                     r.model.path.filename().string(), probe_inputs_text(r), r.reference, r.samples,
+                     r.model.path.filename().string(), probe_inputs_text(r), reference, r.samples,
                      r.samples == 1 ? "" : "s", r.seed);
 }
 
@@ -98,6 +100,8 @@ void output_details(const probe::BackendReport& b, const probe::OutputReport& o,
           "selects (local maxima, top-k, thresholds), a near-tie can flip on rounding noise; "
           "'parity bisect' tells such a flip from a miscompute",
           b.name, o.comparison->elements_over_tol, o.name, fmt::format("{:.6f}", *o.comparison->cosine)));
+    if (!o.reference_spread.empty())
+      details.push_back(fmt::format("{}: output '{}' {}", b.name, o.name, o.reference_spread));
   } else if (!o.inconclusive.empty()) {
     details.push_back(fmt::format(
         "{}: output '{}' is inconclusive: {}, so a backend that is wrong in the same way would match; "
@@ -150,9 +154,9 @@ std::string result_line(const probe::ProbeReport& r) {
   if (failing == 0 && inconclusive == 0)
     return fmt::format("\nresult: all {} backends agree with the reference\n", r.backends.size());
   if (failing == 0)
-    return fmt::format(
-        "\nresult: {} of {} backends are inconclusive: the reference gives nothing to compare\n",
-        inconclusive, r.backends.size());
+    return fmt::format("\nresult: {} of {} backends are inconclusive: {}\n", inconclusive, r.backends.size(),
+                       r.reference_spread.empty() ? "the reference gives nothing to compare"
+                                                  : "the reference's own optimizer moves its result");
   return fmt::format("\nresult: {} of {} backends are not ok{}\n", failing, r.backends.size(),
                      inconclusive ? fmt::format(", {} inconclusive", inconclusive) : "");
 }
@@ -164,6 +168,7 @@ std::string probe_table(const probe::ProbeReport& r) {
       {"BACKEND", "STATUS", "ORT", "NODES EP/CPU", "TIME", "WORST OUTPUT", "MAX_ABS", "COSINE", "EVIDENCE"}};
   std::vector<std::string> details;
   for (const auto& b : r.backends) rows.push_back(backend_row(r, b, details));
+  if (!r.reference_spread.empty()) details.push_back(fmt::format("{}: {}", r.reference, r.reference_spread));
   std::string out = header(r) + aligned(rows);
   if (!details.empty()) {
     out += "\n";
