@@ -18,6 +18,13 @@ int report_failure(std::string_view verb, const Error& e) {
   return exit_code_for(e);
 }
 
+VerbOutput nothing_to_do(std::string_view verb, const std::string& why) {
+  VerbOutput out;
+  out.text = "parity " + std::string(verb) + ": nothing to do: " + why + "\n";
+  out.exit_code = kExitNothing;
+  return out;
+}
+
 Error usage_error(std::string message, std::string hint) {
   return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
 }

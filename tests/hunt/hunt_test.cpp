@@ -5,6 +5,7 @@
 #include "hunt/hunt.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "model/op_model.h"
 #include "support/requirements.h"
 #include "support/run_parity.h"
+#include "core/run_lock.h"
 #include "support/temp_dir.h"
 
 namespace parity::hunt {
@@ -146,6 +148,34 @@ TEST(HuntCli, TheReferenceAgainstItselfFindsNothing) {
       {"hunt", "--backends", "same=cpu", "--cases", "5", "--seed", "12", "--journal", journal.string()});
   EXPECT_EQ(other.exit_code, 2) << other.output;
   EXPECT_NE(other.output.find("another hunt"), std::string::npos) << other.output;
+}
+
+// Two hunts on one journal would run and append the same cases twice: the second is refused,
+// naming the holder (this test process holds the lock, so no timing is involved).
+TEST(HuntCli, ASecondHuntOnOneJournalOrFolderIsRefused) {
+  testing::TempDir dir;
+  const auto journal = dir.path() / "hunt.jsonl";
+  const std::string pid = std::to_string(::getpid());
+  {
+    auto held = RunLock::acquire(journal.string() + ".lock", "test");
+    ASSERT_TRUE(held.ok()) << held.error().describe();
+    const auto r = testing::run_parity(
+        {"hunt", "--backends", "same=cpu", "--cases", "2", "--seed", "11", "--journal", journal.string()});
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_NE(r.output.find("process " + pid), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(journal) && std::filesystem::file_size(journal) > 0) << "a refused hunt ran cases";
+  {
+    auto held = RunLock::acquire(dir.path() / kRunLockName, "test");
+    ASSERT_TRUE(held.ok()) << held.error().describe();
+    const auto r = testing::run_parity(
+        {"hunt", "--backends", "same=cpu", "--cases", "2", "--seed", "11", "--out", dir.str()});
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_NE(r.output.find("process " + pid), std::string::npos) << r.output;
+  }
+  const auto r = testing::run_parity(
+      {"hunt", "--backends", "same=cpu", "--cases", "2", "--seed", "11", "--journal", journal.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 // issue 20's done-when: a small seeded hunt rediscovers blocked 1-D DequantizeLinear, Slice with a

@@ -25,6 +25,11 @@ using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
 constexpr std::size_t kLogTailBytes = 4096;
+// Chromium binds its singleton socket at "$TMPDIR/.org.chromium.Chromium.XXXXXX/SingletonSocket"
+// (46 characters past TMPDIR, which Parity points at the profile folder); the kernel caps a socket
+// path at 107, so a longer TMPDIR made every browser row 'crashed'. The profile folder is kept short
+// whatever TMPDIR is (scratch_dir.h).
+constexpr std::size_t kMaxProfileDirChars = 107 - 46;
 constexpr const char* kBeatBinding = "parityBeat";  // harness.mjs calls it every second
 constexpr double kWatchSampleS = 1.0;               // how often a watched wait samples the browser's CPU
 
@@ -67,7 +72,7 @@ Result<std::unique_ptr<ChromiumSession>> ChromiumSession::launch(const ChromiumO
                          "chromium not found at " + options.executable,
                          "install Debian's chromium package (apt-get install chromium)");
 
-  auto profile = ScratchDir::create("parity-chromium", Stage::create_env);
+  auto profile = ScratchDir::create("parity-chromium", Stage::create_env, kMaxProfileDirChars);
   Status blank = profile.ok()
                      ? write_text_file(*profile / "blank.html", "<!doctype html><title>parity</title>\n")
                      : Status(profile.error());
