@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/common_options.h"
 #include "cli/verb.h"
 #include "core/interrupt.h"
 #include "parity/version.h"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     CLI::App* cmd = app.add_subcommand(std::string(v.name), std::string(v.summary));
     if (v.hidden) cmd->group("");
     runners.emplace_back(cmd, v.define(*cmd));
+    check_option_values(*cmd);
     // One exit-code table for every verb, under the verb's own words about its codes.
     cmd->footer(cmd->get_footer() + (cmd->get_footer().empty() ? "" : "\n") + kExitTable);
   }
