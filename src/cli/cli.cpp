@@ -69,8 +69,8 @@ int main(int argc, char** argv) {
     }
     // The result on stdout is the product: a write that failed (a full disk, /dev/full) must not
     // pass for one that was made.
-    std::cout.flush();
     errno = 0;
+    std::cout.flush();  // synced with stdio: this flushes stdout, so errno may say why already
     if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
       std::fprintf(stderr, "parity %s: cannot write to standard output%s\n", cmd->get_name().c_str(),
                    errno ? (std::string(": ") + std::strerror(errno)).c_str() : "");
