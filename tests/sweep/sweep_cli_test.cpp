@@ -147,14 +147,16 @@ TEST(SweepCli, ASecondWriterOfAFolderIsRefusedNamingTheHolder) {
     return testing::run_parity(
         {"sweep", "--plan", tmp.str() + "/plan.json", "--cell", std::to_string(k), "--out", dir, "--quiet"});
   };
-  ASSERT_EQ(cell(0).exit_code, 0);  // creates the folder and its plan.json
+  // A lone cell exits 1 (the other cells are missing), 3 when refused.
+  ASSERT_EQ(cell(0).exit_code, 1);  // creates the folder and its plan.json
   {
     auto held = RunLock::acquire(fs::path(dir) / kRunLockName, "test", 3);  // "another" --cell 3 job
     ASSERT_TRUE(held.ok()) << held.error().describe();
     const auto same = cell(3);
     EXPECT_EQ(same.exit_code, 3) << same.output;
     EXPECT_NE(same.output.find("process " + pid), std::string::npos) << same.output;
-    EXPECT_EQ(cell(4).exit_code, 0) << "another cell runs beside it";
+    EXPECT_EQ(cell(4).exit_code, 1) << "another cell runs beside it";
+    EXPECT_TRUE(fs::exists(dir + "/results-cell-4.jsonl"));
     auto whole = twelve_cell_sweep(dir);
     whole.push_back("--resume");
     const auto refused = testing::run_parity(whole);
@@ -162,7 +164,7 @@ TEST(SweepCli, ASecondWriterOfAFolderIsRefusedNamingTheHolder) {
     EXPECT_NE(refused.output.find("process " + pid), std::string::npos) << refused.output;
   }
   EXPECT_FALSE(fs::exists(dir + "/results-cell-3.jsonl")) << "a refused run wrote a result";
-  EXPECT_EQ(cell(3).exit_code, 0) << "the lock goes with its holder";
+  EXPECT_EQ(cell(3).exit_code, 1) << "the lock goes with its holder";
   EXPECT_EQ(lines_in(dir + "/results-cell-3.jsonl"), 1u);
 }
 
