@@ -121,7 +121,8 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
       spec.max_memory_bytes = *bytes;
     } else if (key == "threads") {
       auto threads = parse_integer(value, "threads=", 0, 1024);
-      if (!threads.ok()) return spec_error(text, threads.error().message, "e.g. web-wasm:threads=4 (0: the default)");
+      if (!threads.ok())
+        return spec_error(text, threads.error().message, "e.g. web-wasm:threads=4 (0: the default)");
       spec.intra_op_threads = static_cast<int>(*threads);
     } else if (key.rfind("so.", 0) == 0 && key.size() > 3) {
       spec.session_config.emplace_back(key.substr(3), value);

@@ -128,11 +128,13 @@ CLI::Validator seed_number() {
 
 void check_option_values(CLI::App& cmd) {
   const std::pair<const char*, CLI::Validator> table[] = {
-      {"--atol", finite_number()},         {"--rtol", finite_number()},       {"--timeout", finite_number()},
-      {"--time-budget", finite_number()},  {"--seed", seed_number()},         {"--cell", whole_number(~uint64_t{0} >> 1)},
-      {"--cases", whole_number()},         {"--first-case", whole_number()},  {"--jobs", whole_number()},
-      {"--samples", whole_number()},       {"--json", file_path()},           {"--html", file_path()},
-      {"--markdown", file_path()},         {"--out", file_path()},
+      {"--atol", finite_number()},    {"--rtol", finite_number()},
+      {"--timeout", finite_number()}, {"--time-budget", finite_number()},
+      {"--seed", seed_number()},      {"--cell", whole_number(~uint64_t{0} >> 1)},
+      {"--cases", whole_number()},    {"--first-case", whole_number()},
+      {"--jobs", whole_number()},     {"--samples", whole_number()},
+      {"--json", file_path()},        {"--html", file_path()},
+      {"--markdown", file_path()},    {"--out", file_path()},
   };
   for (const auto& [name, validator] : table)
     if (CLI::Option* o = cmd.get_option_no_throw(name)) o->check(validator);

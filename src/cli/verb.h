@@ -18,13 +18,14 @@ namespace parity::cli {
 
 // Exit codes shared by all verbs: the one table (docs/architecture.md, "Exit codes"; each verb's
 // --help footer; tests/cli/exit_code_test.cpp runs every verb against it).
-inline constexpr int kExitOk = 0;         // everything agreed / nothing found
-inline constexpr int kExitFinding = 1;    // a mismatch, an inconclusive row or a failed backend
-inline constexpr int kExitUsage = 2;      // bad invocation; a missing, empty or invalid model or input file
-                                          // (not ONNX, not a manifest, not a repro folder); unwritable output
-inline constexpr int kExitCannotRun = 3;  // the verb could not do its work at all (no backend here, a lock held)
-inline constexpr int kExitNothing = 4;    // nothing to do: the invocation selects no work (a filter that
-                                          // matches nothing, a backend the verb does not apply to)
+inline constexpr int kExitOk = 0;       // everything agreed / nothing found
+inline constexpr int kExitFinding = 1;  // a mismatch, an inconclusive row or a failed backend
+inline constexpr int kExitUsage = 2;    // bad invocation; a missing, empty or invalid model or input file
+                                        // (not ONNX, not a manifest, not a repro folder); unwritable output
+inline constexpr int kExitCannotRun =
+    3;  // the verb could not do its work at all (no backend here, a lock held)
+inline constexpr int kExitNothing = 4;  // nothing to do: the invocation selects no work (a filter that
+                                        // matches nothing, a backend the verb does not apply to)
 
 // The table's line every verb's --help ends with.
 inline constexpr const char* kExitTable =

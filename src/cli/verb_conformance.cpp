@@ -156,9 +156,10 @@ Result<VerbOutput> run(const ConformanceArgs& a) {
   if (report.tests.empty()) {
     std::string filters;
     for (const auto& f : a.filters) filters += (filters.empty() ? "--filter '" : "', '") + f;
-    return nothing_to_do("conformance", "no test of the suite matches " +
-                                            (filters.empty() ? std::string("the expectations") : filters + "'") +
-                                            " ('--list' shows what a filter selects)");
+    return nothing_to_do("conformance",
+                         "no test of the suite matches " +
+                             (filters.empty() ? std::string("the expectations") : filters + "'") +
+                             " ('--list' shows what a filter selects)");
   }
   int code = exit_code_of(a, report, expect);
   if (!a.write_expect_path.empty()) {

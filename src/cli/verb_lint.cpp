@@ -63,7 +63,8 @@ Result<VerbOutput> run(const LintArgs& a) {
   VerbOutput out{report::lint_text(report), report::lint_to_json(report)};
   // A backend linted for that could not even open the model will get it wrong: a finding, as a
   // failed backend is in probe (every backend refusing exited 0, with nothing checked).
-  const bool refused = std::any_of(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.ran; });
+  const bool refused =
+      std::any_of(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.ran; });
   out.exit_code = report.count(lint::Severity::error) > 0 || refused ? kExitFinding : kExitOk;
   if (a.report_files.wanted()) add_report_documents(out, a.report_files, report::lint_document(report));
   if (a.fix.empty()) return out;

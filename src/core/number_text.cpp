@@ -21,7 +21,8 @@ Result<int64_t> parse_integer(std::string_view text, std::string_view what, int6
   int64_t v = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, v);  // decimal; a '+' is not taken
-  if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi) return not_a_number(text, what, range);
+  if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
+    return not_a_number(text, what, range);
   return v;
 }
 

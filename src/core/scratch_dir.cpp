@@ -27,9 +27,10 @@ Result<ScratchDir> ScratchDir::create(std::string_view prefix, Stage stage, std:
     tried += (tried.empty() ? "" : "; ") + pattern + ": " + std::strerror(errno);
   }
   return make_error(ErrorKind::io, stage, "cannot create a temporary folder (" + tried + ")",
-                    max_length > 0 ? "this folder needs a path of at most " + std::to_string(max_length) +
-                                         " characters: set TMPDIR to a short writable folder, or make /tmp writable"
-                                   : "check that TMPDIR (or /tmp) exists and is writable");
+                    max_length > 0
+                        ? "this folder needs a path of at most " + std::to_string(max_length) +
+                              " characters: set TMPDIR to a short writable folder, or make /tmp writable"
+                        : "check that TMPDIR (or /tmp) exists and is writable");
 }
 
 ScratchDir& ScratchDir::operator=(ScratchDir&& o) noexcept {

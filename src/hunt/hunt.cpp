@@ -809,8 +809,8 @@ Result<HuntReport> run_hunt(const HuntOptions& options, const probe::ProgressSin
   // the same cases twice, two on one folder overwrite each other's finding folders.
   std::optional<RunLock> out_lock, journal_lock;
   if (options.out_dir) {
-    PARITY_ASSIGN_OR_RETURN(
-        lock, RunLock::acquire(*options.out_dir / kRunLockName, "the findings folder " + options.out_dir->string()));
+    PARITY_ASSIGN_OR_RETURN(lock, RunLock::acquire(*options.out_dir / kRunLockName,
+                                                   "the findings folder " + options.out_dir->string()));
     out_lock.emplace(std::move(lock));
   }
   if (options.journal) {

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <set>
 
-#include "core/number_text.h"
 #include "core/image.h"
 #include "core/npy.h"
+#include "core/number_text.h"
 #include "core/text.h"
 #include "model/tensor_proto.h"
 
@@ -434,7 +434,8 @@ Result<std::vector<double>> parse_number_list(const std::string& text, const std
     // tolerance passes everything), the whole item.
     auto v = parse_finite(item, flag);
     if (!v.ok())
-      return arg_error(flag + ": '" + text + "' is not a list of finite numbers", "write it like 0,1 or -1e3,1e3");
+      return arg_error(flag + ": '" + text + "' is not a list of finite numbers",
+                       "write it like 0,1 or -1e3,1e3");
     out.push_back(*v);
   }
   return out;

@@ -302,12 +302,13 @@ std::string outside_plan(const SweepPlan& plan, const CellResult& r) {
            std::to_string(plan.cell_count()) + " cells";
   const Cell c = cell_at(plan, r.index);
   auto differs = [&](const char* axis, const std::string& got, const std::string& planned) {
-    return "cell " + std::to_string(r.index) + " has " + axis + " '" + got + "' where the plan has '" + planned +
-           "'";
+    return "cell " + std::to_string(r.index) + " has " + axis + " '" + got + "' where the plan has '" +
+           planned + "'";
   };
   if (r.backend != plan.backends[c.backend].label)
     return differs("backend", r.backend, plan.backends[c.backend].label);
-  if (r.variant != plan.variants[c.variant].name) return differs("variant", r.variant, plan.variants[c.variant].name);
+  if (r.variant != plan.variants[c.variant].name)
+    return differs("variant", r.variant, plan.variants[c.variant].name);
   if (r.opt_level != plan.opt_levels[c.opt_level])
     return differs("opt level", r.opt_level, plan.opt_levels[c.opt_level]);
   if (!plan.sizes.empty() && r.size != plan.sizes[c.size].label())
@@ -347,7 +348,8 @@ Status read_results_file(const std::filesystem::path& path, const SweepPlan& pla
   return ok_status();
 }
 
-Result<std::map<std::size_t, CellResult>> read_results(const std::filesystem::path& dir, const SweepPlan& plan) {
+Result<std::map<std::size_t, CellResult>> read_results(const std::filesystem::path& dir,
+                                                       const SweepPlan& plan) {
   std::map<std::size_t, CellResult> results;
   std::vector<std::filesystem::path> files;
   std::error_code ec;

@@ -34,6 +34,7 @@ Status append_result(const std::filesystem::path& path, const CellResult& r);
 // twice (a re-run), the later line wins. Every line must be a cell of `plan` (its index in range,
 // its backend, variant, opt level and size those of that cell): a line of another plan or a forged
 // one is an error naming file and line, not a result.
-Result<std::map<std::size_t, CellResult>> read_results(const std::filesystem::path& dir, const SweepPlan& plan);
+Result<std::map<std::size_t, CellResult>> read_results(const std::filesystem::path& dir,
+                                                       const SweepPlan& plan);
 
 }  // namespace parity::sweep

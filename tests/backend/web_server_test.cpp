@@ -2,10 +2,9 @@
 // isolated, MIME types, blobs, upload slots, and that withdrawn or unknown URLs are 404s.
 #include "backend/browser/web_server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -163,9 +162,9 @@ RawExchange raw_request(const std::string& origin, const std::string& head, uint
     }
     if ((p.revents & POLLOUT) && more) {
       const char* data = head_done ? chunk.data() + in_chunk : head.data() + head_sent;
-      const std::size_t left =
-          head_done ? static_cast<std::size_t>(std::min<uint64_t>(chunk.size() - in_chunk, body_bytes - x.body_sent))
-                    : head.size() - head_sent;
+      const std::size_t left = head_done ? static_cast<std::size_t>(std::min<uint64_t>(
+                                               chunk.size() - in_chunk, body_bytes - x.body_sent))
+                                         : head.size() - head_sent;
       const ssize_t n = ::send(fd, data, left, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) closed = true;
       if (n > 0 && !head_done) head_sent += static_cast<std::size_t>(n);

@@ -38,9 +38,10 @@ TEST(BrowserCli, ALongTmpdirStillRunsTheBrowser) {
   fs::create_directories(longdir);
   ASSERT_GE(longdir.string().size(), 120u);
   const std::string json = tmp.str() + "/probe.json";
-  const auto r = testing::run_parity({"probe", std::string(PARITY_TEST_MODELS) + "/matmul_add_relu.onnx",
-                                      "--backends", "cpu,web-wasm", "--dim", "batch=2", "--quiet", "--json", json},
-                                     {{"TMPDIR", longdir.string()}});
+  const auto r =
+      testing::run_parity({"probe", std::string(PARITY_TEST_MODELS) + "/matmul_add_relu.onnx", "--backends",
+                           "cpu,web-wasm", "--dim", "batch=2", "--quiet", "--json", json},
+                          {{"TMPDIR", longdir.string()}});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(json);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

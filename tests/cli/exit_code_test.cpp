@@ -59,7 +59,8 @@ const std::vector<Row>& invalid_input_rows() {
   return rows;
 }
 
-std::vector<std::string> fill(const std::vector<std::string>& args, const std::string& in, const std::string& tmp) {
+std::vector<std::string> fill(const std::vector<std::string>& args, const std::string& in,
+                              const std::string& tmp) {
   std::vector<std::string> out;
   for (std::string a : args) {
     for (const auto& [key, value] : {std::pair<std::string, std::string>{"{IN}", in}, {"{TMP}", tmp}})
@@ -82,10 +83,12 @@ TEST(ExitCodes, AnInvalidInputIsTwoOnEveryVerb) {
       const std::string in = tmp.str() + "/input.onnx";
       if (broken == Broken::empty) std::ofstream(in).flush();
       if (broken == Broken::garbage) std::ofstream(in) << "\x01\x02 not a model {[ = \xff\n";
-      if (row.args[0] == "hunt" && broken != Broken::garbage) continue;  // an empty or new journal is a fresh hunt
+      if (row.args[0] == "hunt" && broken != Broken::garbage)
+        continue;  // an empty or new journal is a fresh hunt
       const auto args = fill(row.args, in, tmp.str());
       const auto r = testing::run_parity(args, {}, 120);
-      EXPECT_EQ(r.exit_code, cli::kExitUsage) << joined(args) << " on " << name_of(broken) << ":\n" << r.output;
+      EXPECT_EQ(r.exit_code, cli::kExitUsage) << joined(args) << " on " << name_of(broken) << ":\n"
+                                              << r.output;
       EXPECT_NE(r.output.find("parity "), std::string::npos) << joined(args) << ": no message\n" << r.output;
     }
   }
@@ -109,8 +112,8 @@ TEST(ExitCodes, NothingToDoIsFourOnEveryVerbThatCanHaveIt) {
 
 // The table is in every verb's --help, so a CI author reads the same codes everywhere.
 TEST(ExitCodes, EveryVerbsHelpEndsWithTheTable) {
-  for (const char* verb : {"inspect", "probe", "bisect", "verify", "sweep", "manifest", "accept", "lint", "findings",
-                           "conformance", "chaos", "hunt", "backends"}) {
+  for (const char* verb : {"inspect", "probe", "bisect", "verify", "sweep", "manifest", "accept", "lint",
+                           "findings", "conformance", "chaos", "hunt", "backends"}) {
     const auto r = testing::run_parity({verb, "--help"});
     EXPECT_EQ(r.exit_code, 0) << verb;
     EXPECT_NE(r.output.find(cli::kExitTable), std::string::npos) << verb << ":\n" << r.output;
@@ -119,8 +122,8 @@ TEST(ExitCodes, EveryVerbsHelpEndsWithTheTable) {
 
 // A result that could not be written (stdout on a full disk) is not a success.
 TEST(ExitCodes, AFailedWriteToStdoutIsNotASuccess) {
-  const auto r = testing::run_command(
-      {"/bin/sh", "-c", "exec \"$0\" inspect \"$1\" > /dev/full", PARITY_BIN, kModels + "/matmul_add_relu.onnx"});
+  const auto r = testing::run_command({"/bin/sh", "-c", "exec \"$0\" inspect \"$1\" > /dev/full", PARITY_BIN,
+                                       kModels + "/matmul_add_relu.onnx"});
   EXPECT_EQ(r.exit_code, cli::kExitUsage) << r.output;
   EXPECT_NE(r.output.find("cannot write to standard output"), std::string::npos) << r.output;
 }

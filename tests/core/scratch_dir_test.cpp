@@ -66,7 +66,9 @@ TEST(ScratchDir, AShortFolderStaysShortUnderALongTmpdir) {
   TmpdirAs short_tmpdir(base.str());  // short enough: TMPDIR is used
   auto under_tmpdir = ScratchDir::create("parity-chromium", Stage::none, 61);
   ASSERT_TRUE(under_tmpdir.ok());
-  if (base.str().size() + 23 <= 61) EXPECT_EQ(under_tmpdir->path().parent_path(), base.path());
+  if (base.str().size() + 23 <= 61) {
+    EXPECT_EQ(under_tmpdir->path().parent_path(), base.path());
+  }
 }
 
 }  // namespace

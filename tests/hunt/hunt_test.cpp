@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/run_lock.h"
 #include "hunt/op_space.h"
 #include "lint/finding_record.h"
 #include "model/op_model.h"
 #include "support/requirements.h"
 #include "support/run_parity.h"
-#include "core/run_lock.h"
 #include "support/temp_dir.h"
 
 namespace parity::hunt {
@@ -164,7 +164,8 @@ TEST(HuntCli, ASecondHuntOnOneJournalOrFolderIsRefused) {
     EXPECT_EQ(r.exit_code, 3) << r.output;
     EXPECT_NE(r.output.find("process " + pid), std::string::npos) << r.output;
   }
-  EXPECT_FALSE(std::filesystem::exists(journal) && std::filesystem::file_size(journal) > 0) << "a refused hunt ran cases";
+  EXPECT_FALSE(std::filesystem::exists(journal) && std::filesystem::file_size(journal) > 0)
+      << "a refused hunt ran cases";
   {
     auto held = RunLock::acquire(dir.path() / kRunLockName, "test");
     ASSERT_TRUE(held.ok()) << held.error().describe();

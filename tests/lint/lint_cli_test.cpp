@@ -98,7 +98,8 @@ TEST(LintCli, ABackendThatRefusesTheModelIsAFinding) {
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_NE(run.output.find("NoSuchOp"), std::string::npos) << "the refusal is shown\n" << run.output;
   const auto statically = testing::run_parity({"lint", kModels + "/lint_unknown_op.onnx", "-q"});
-  EXPECT_EQ(statically.exit_code, 0) << "without -b nothing ran, and no static rule matches\n" << statically.output;
+  EXPECT_EQ(statically.exit_code, 0) << "without -b nothing ran, and no static rule matches\n"
+                                     << statically.output;
 }
 
 TEST(LintCli, TheRuntimesRefusalIsQuoted) {

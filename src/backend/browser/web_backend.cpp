@@ -377,7 +377,8 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
     next.inputs = inputs;
     RunResult more;
     std::map<int, std::string> more_uploaded;
-    PARITY_ASSIGN_OR_RETURN(more_ran, run_session(host, next, created.output_names.size(), more_uploaded, more));
+    PARITY_ASSIGN_OR_RETURN(more_ran,
+                            run_session(host, next, created.output_names.size(), more_uploaded, more));
     enter(Stage::read_output);
     PARITY_TRY(read_outputs(spec_.label, more_ran, more_uploaded, wanted, more));
     result.more_outputs.push_back(std::move(more.outputs));
@@ -573,7 +574,8 @@ Result<RunReply> WebBackend::run_session(BrowserHost& host, const RunRequest& re
   std::vector<std::string> published;
   PARITY_ASSIGN_OR_RETURN(inputs, publish_inputs(server, request, published));
   // One upload per requested output (all of the graph's when none are named), each at most once.
-  const std::string slot = server.open_slot(request.output_names.empty() ? outputs : request.output_names.size());
+  const std::string slot =
+      server.open_slot(request.output_names.empty() ? outputs : request.output_names.size());
   auto ran_r = ask(
       host, "run",
       {{"inputs", inputs},

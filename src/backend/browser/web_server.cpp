@@ -4,12 +4,12 @@
 
 #include <charconv>
 #include <chrono>
-#include <optional>
-#include <regex>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
+#include <regex>
 #include <utility>
 #include <vector>
 
@@ -182,7 +182,9 @@ bool WebServer::admit(const httplib::Request& req, httplib::Response& res) {
     return false;
   }
   if (*length > slot.bytes_left) {
-    refuse(res, 413, "output " + m[2].str() + " (" + std::to_string(*length) + " bytes) exceeds what the run can produce");
+    refuse(
+        res, 413,
+        "output " + m[2].str() + " (" + std::to_string(*length) + " bytes) exceeds what the run can produce");
     return false;
   }
   slot.bytes_left -= *length;
@@ -226,7 +228,8 @@ void WebServer::install_routes() {
              body.append(data, n);
              return true;
            });
-           if (!whole || body.size() != want) return refuse(res, 400, "the body does not match its Content-Length");
+           if (!whole || body.size() != want)
+             return refuse(res, 400, "the body does not match its Content-Length");
            std::lock_guard<std::mutex> lock(mu_);
            auto it = slots_.find(req.matches[1]);
            if (it == slots_.end()) return refuse(res, 403, "no such upload slot");

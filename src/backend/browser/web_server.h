@@ -93,7 +93,7 @@ class WebServer {
   mutable std::mutex mu_;
   std::map<std::string, std::string> mounts_;  // dir -> prefix
   std::map<std::string, Blob> blobs_;          // token -> blob
-  std::map<std::string, Slot> slots_;  // token -> slot
+  std::map<std::string, Slot> slots_;          // token -> slot
   uint64_t token_counter_ = 0;
   uint64_t token_salt_[2] = {0, 0};
   int not_found_ = 0;
