@@ -7,6 +7,7 @@
 
 #include "chaos/fault_spec.h"
 #include "cli/common_options.h"
+#include "core/number_text.h"
 #include "core/text.h"
 #include "isolate/protocol.h"
 #include "probe/reference_settings.h"
@@ -181,11 +182,10 @@ Result<backend::BackendSpec> parse_backend_spec(const std::string& text,
       if (!bytes.ok()) return spec_error(text, bytes.error().message, "e.g. cpu:max-memory=512M");
       spec.max_memory_bytes = *bytes;
     } else if (key == "threads") {
-      try {
-        spec.intra_op_threads = std::stoi(value);
-      } catch (...) {
-        return spec_error(text, "threads=" + value + " is not a number");
-      }
+      auto threads = parse_integer(value, "threads=", 0, 1024);
+      if (!threads.ok())
+        return spec_error(text, threads.error().message, "e.g. web-wasm:threads=4 (0: the default)");
+      spec.intra_op_threads = static_cast<int>(*threads);
     } else if (key.rfind("so.", 0) == 0 && key.size() > 3) {
       spec.session_config.emplace_back(key.substr(3), value);
     } else {

@@ -1,8 +1,13 @@
 #include "cli/cli.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
 #include <vector>
 
+#include "cli/common_options.h"
 #include "cli/verb.h"
 #include "core/interrupt.h"
 #include "parity/version.h"
@@ -43,6 +48,9 @@ int main(int argc, char** argv) {
     CLI::App* cmd = app.add_subcommand(std::string(v.name), std::string(v.summary));
     if (v.hidden) cmd->group("");
     runners.emplace_back(cmd, v.define(*cmd));
+    check_option_values(*cmd);
+    // One exit-code table for every verb, under the verb's own words about its codes.
+    cmd->footer(cmd->get_footer() + (cmd->get_footer().empty() ? "" : "\n") + kExitTable);
   }
   try {
     app.parse(argc, argv);
@@ -58,6 +66,15 @@ int main(int argc, char** argv) {
     if (interrupted()) {
       std::fprintf(stderr, "parity: interrupted; workers and browsers were shut down\n");
       return kExitInterruptedBase + interrupt_signal();
+    }
+    // The result on stdout is the product: a write that failed (a full disk, /dev/full) must not
+    // pass for one that was made.
+    errno = 0;
+    std::cout.flush();  // synced with stdio: this flushes stdout, so errno may say why already
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+      std::fprintf(stderr, "parity %s: cannot write to standard output%s\n", cmd->get_name().c_str(),
+                   errno ? (std::string(": ") + std::strerror(errno)).c_str() : "");
+      return code == kExitCannotRun ? code : kExitUsage;
     }
     return code;
   }

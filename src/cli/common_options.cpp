@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/number_text.h"
 #include "core/terminal_text.h"
 #include "probe/input_plan.h"
 
@@ -103,6 +104,54 @@ std::optional<Tolerance> ToleranceArgs::fixed() const {
 void add_tolerance_options(CLI::App& cmd, ToleranceArgs& t, const std::string& what) {
   cmd.add_option("--atol", t.atol, "absolute tolerance for " + what + " (default: by dtype, scale-aware)");
   cmd.add_option("--rtol", t.rtol, "relative tolerance for " + what + " (default: by dtype, scale-aware)");
+}
+
+namespace {
+// A validator from a checked parser: CLI11 wants "" for good and the message otherwise.
+template <class Parse>
+CLI::Validator checked(std::string description, Parse parse) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        auto r = parse(text);
+        return r.ok() ? std::string() : r.error().message;
+      },
+      std::move(description));
+}
+}  // namespace
+
+CLI::Validator finite_number() {
+  return checked("NUMBER", [](const std::string& t) { return parse_finite(t, "the value"); });
+}
+
+CLI::Validator whole_number(uint64_t max) {
+  return checked("N", [max](const std::string& t) { return parse_unsigned(t, "the value", max); });
+}
+
+CLI::Validator seed_number() {
+  return checked("SEED", [](const std::string& t) { return parse_unsigned(t, "the seed"); });
+}
+
+void check_option_values(CLI::App& cmd) {
+  const std::pair<const char*, CLI::Validator> table[] = {
+      {"--atol", finite_number()},    {"--rtol", finite_number()},
+      {"--timeout", finite_number()}, {"--time-budget", finite_number()},
+      {"--seed", seed_number()},      {"--cell", whole_number(~uint64_t{0} >> 1)},
+      {"--cases", whole_number()},    {"--first-case", whole_number()},
+      {"--jobs", whole_number()},     {"--samples", whole_number()},
+      {"--json", file_path()},        {"--html", file_path()},
+      {"--markdown", file_path()},    {"--out", file_path()},
+  };
+  for (const auto& [name, validator] : table)
+    if (CLI::Option* o = cmd.get_option_no_throw(name)) o->check(validator);
+  for (CLI::App* sub : cmd.get_subcommands([](CLI::App*) { return true; })) check_option_values(*sub);
+}
+
+CLI::Validator file_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "an empty path names no file (leave the option out to write none)" : "";
+      },
+      "FILE");
 }
 
 Result<std::vector<std::pair<std::string, Tolerance>>> parse_tolerance_list(

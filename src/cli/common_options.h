@@ -39,6 +39,18 @@ struct CommonOptions {
 
 void add_common_options(CLI::App& cmd, CommonOptions& o);
 
+// CLI11 validators over core/number_text.h, so an option's value is read by the one checked parser
+// before CLI11 converts it (CLI11 2.1 wraps "-1" into an unsigned, reads "010" as octal and takes
+// "nan"): a bad value is a usage error (exit 2) naming the option. check_option_values() puts them on
+// every verb's options by name.
+CLI::Validator finite_number();                          // a finite real: --atol, --rtol, --timeout
+CLI::Validator whole_number(uint64_t max = 0x7fffffff);  // 0 .. max: --cell, --cases, --jobs
+CLI::Validator seed_number();                            // 0 .. 2^64-1, no sign: --seed
+CLI::Validator file_path();                              // not empty: --json '' names no file
+
+// Adds the validator each numeric or path option needs, by its name, to `cmd` and its subcommands.
+void check_option_values(CLI::App& cmd);
+
 // --NAME / --no-NAME setting `value`; the help states the default (value's current state).
 void add_switch(CLI::App& cmd, const std::string& name, bool& value, const std::string& help);
 

@@ -16,15 +16,27 @@
 
 namespace parity::cli {
 
-// Exit codes shared by all verbs.
-inline constexpr int kExitOk = 0;         // everything agreed / nothing found
-inline constexpr int kExitFinding = 1;    // a mismatch, an inconclusive row or a failed backend
-inline constexpr int kExitUsage = 2;      // bad invocation, unreadable model or file, unwritable output
-inline constexpr int kExitCannotRun = 3;  // the verb could not do its work at all
+// Exit codes shared by all verbs: the one table (docs/architecture.md, "Exit codes"; each verb's
+// --help footer; tests/cli/exit_code_test.cpp runs every verb against it).
+inline constexpr int kExitOk = 0;       // everything agreed / nothing found
+inline constexpr int kExitFinding = 1;  // a mismatch, an inconclusive row or a failed backend
+// Bad invocation; a missing, empty or invalid model or input file (not ONNX, not a manifest, not a
+// repro folder); unwritable output.
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitCannotRun = 3;  // the verb could not do its work at all (no backend here, a lock held)
+// Nothing to do: the invocation selects no work (a filter that matches nothing, a backend the verb
+// does not apply to).
+inline constexpr int kExitNothing = 4;
 // Stopped by SIGINT/SIGHUP/SIGTERM: 128 + the signal (130 for Ctrl-C, 143 for SIGTERM, 129 for
 // SIGHUP), as shells report it. The JSON then says "interrupted": true and the text what finished;
 // nothing unfinished is a verdict. main() returns it after the verb's output is written.
 inline constexpr int kExitInterruptedBase = 128;
+
+// The table's line every verb's --help ends with.
+inline constexpr const char* kExitTable =
+    "Exit codes (every verb): 0 ok, 1 finding, 2 bad invocation or invalid input (missing, empty or "
+    "not-ONNX model, unreadable file), 3 cannot run, 4 nothing to do, 128+N stopped by signal N "
+    "(130 Ctrl-C, 143 SIGTERM).";
 
 // The one mapping from an Error that stops a verb to its exit code: bad_input and io are the
 // user's to fix (kExitUsage); anything else means the work could not be done (kExitCannotRun).
@@ -49,6 +61,10 @@ struct VerbOutput {
   // Other documents the verb was asked for (--html FILE): path and contents, written after the JSON.
   std::vector<std::pair<std::string, std::string>> documents = {};
 };
+
+// A verb whose invocation selects no work: "nothing to do: <why>" and kExitNothing, so a CI job
+// whose filter drifted from the suite does not pass by running nothing.
+VerbOutput nothing_to_do(std::string_view verb, const std::string& why);
 
 // The one ending of every verb: a failed verb (the error) is printed with its hint and mapped by
 // exit_code_for; otherwise the text is printed, the JSON written to `json_path` (if any) and the

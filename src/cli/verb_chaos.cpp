@@ -66,6 +66,12 @@ Result<chaos::ChaosOptions> build_options(const ChaosArgs& a) {
 
 Result<VerbOutput> run(const ChaosArgs& args) {
   PARITY_ASSIGN_OR_RETURN(options, build_options(args));
+  // The faults are Vulkan calls: only the native webgpu EP (Dawn on Vulkan) makes any, so on any
+  // other native backend every row would be 'unaffected' and prove nothing.
+  if (options.backend.ep != "webgpu" && !backend::is_web_backend(options.backend.ep))
+    return nothing_to_do("chaos", "'" + options.backend.label +
+                                      "' makes no Vulkan calls, so no fault can reach it (chaos tests the "
+                                      "native webgpu backend)");
   PARITY_ASSIGN_OR_RETURN(report, chaos::run_chaos(options, progress_for(args.common)));
   VerbOutput out{report::chaos_table(report), report::chaos_to_json(report), 2,
                  report.any_crash_or_hang() ? kExitFinding : kExitOk};
@@ -83,7 +89,7 @@ void declare_chaos(CLI::App& cmd, ChaosArgs& a) {
       "fault: "
       "clean-error, crashed, hung, wrong-output or unaffected.\n"
       "Exit status: 0 no fault crashed or hung the backend, 1 some did, 2 bad invocation, 3 cannot run "
-      "(no layer, reference failed).\n\n"
+      "(no layer, reference failed), 4 nothing to do (a backend that makes no Vulkan calls).\n\n"
       "Fault spec: CALL:error[=VK_ERROR_...][@TRIGGER] | CALL:null[@TRIGGER] | "
       "vkQueueSubmit:device-lost[@TRIGGER] | mask:NAME=VALUE; ';' joins faults of one run.\n"
       "  TRIGGER: every | nth=N | from=N | p=P[,seed=S]. See docs/chaos.md.\n\n"

@@ -154,6 +154,14 @@ Result<VerbOutput> run(const ConformanceArgs& a) {
     };
   }
   PARITY_ASSIGN_OR_RETURN(report, conformance::run_conformance(options, progress));
+  if (report.tests.empty()) {
+    std::string filters;
+    for (const auto& f : a.filters) filters += (filters.empty() ? "--filter '" : "', '") + f;
+    return nothing_to_do("conformance",
+                         "no test of the suite matches " +
+                             (filters.empty() ? std::string("the expectations") : filters + "'") +
+                             " ('--list' shows what a filter selects)");
+  }
   int code = exit_code_of(a, report, expect);
   if (!a.write_expect_path.empty() && report.interrupted) {
     std::fprintf(stderr, "parity conformance: interrupted: %s not written (expectations need every test)\n",

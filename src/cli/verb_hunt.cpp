@@ -88,6 +88,7 @@ Result<hunt::HuntOptions> build_options(const HuntArgs& a) {
 Result<VerbOutput> run(const HuntArgs& a) {
   if (a.list) return VerbOutput{spaces_text(), nullptr, 2, kExitOk};
   PARITY_ASSIGN_OR_RETURN(options, build_options(a));
+  if (options.cases == 0) return nothing_to_do("hunt", "--cases 0 draws no case");
   PARITY_ASSIGN_OR_RETURN(report, hunt::run_hunt(options, progress_for(a.common)));
   bool failing = !report.findings.empty();
   if (!options.reduce)

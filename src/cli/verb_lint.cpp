@@ -61,7 +61,11 @@ Result<VerbOutput> run(const LintArgs& a) {
                        "e.g. --fix fixed.onnx --apply dq-blocked-1d (or --apply all)");
   PARITY_ASSIGN_OR_RETURN(report, lint::run_lint(o, progress_for(a.common)));
   VerbOutput out{report::lint_text(report), report::lint_to_json(report)};
-  out.exit_code = report.count(lint::Severity::error) > 0 ? kExitFinding : kExitOk;
+  // A backend linted for that could not even open the model will get it wrong: a finding, as a
+  // failed backend is in probe (every backend refusing exited 0, with nothing checked).
+  const bool refused =
+      std::any_of(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.ran; });
+  out.exit_code = report.count(lint::Severity::error) > 0 || refused ? kExitFinding : kExitOk;
   if (a.report_files.wanted()) add_report_documents(out, a.report_files, report::lint_document(report));
   if (a.fix.empty()) return out;
   lint::FixOptions f;
@@ -88,7 +92,8 @@ void declare_lint(CLI::App& cmd, LintArgs& a) {
       "version, the nodes its EP leaves to the CPU, what survives ORT's constant folding and any refusal in "
       "the runtime's own words. A finding's recorded runs decide per version: 'reproduced on 1.30.0', or "
       "'fixed: passes on 1.30.0' (parity findings verify --record keeps them current).\n"
-      "Exit status: 0 no error-level hit, 1 an error-level hit for a backend linted for, 2 bad invocation or "
+      "Exit status: 0 no error-level hit, 1 an error-level hit for a backend linted for (or one that refused "
+      "the model), 2 bad invocation or "
       "unreadable model, 3 cannot run. Rules and their evidence: docs/lint.md.\n\n"
       "Examples:\n"
       "  parity lint model.onnx                                  # every backend, from the file\n"
@@ -140,6 +145,9 @@ Result<VerbOutput> run_findings(const FindingsArgs& a) {
   PARITY_ASSIGN_OR_RETURN(limits, a.common.limits());
   o.limits = limits;
   PARITY_ASSIGN_OR_RETURN(report, lint::verify_findings(o, progress_for(a.common)));
+  if (report.checks.empty())
+    return nothing_to_do("findings", "no finding of " + o.dir.string() +
+                                         (o.only.empty() ? std::string() : " matches --only " + a.only));
   VerbOutput out{report::findings_verify_text(report), report::findings_verify_to_json(report)};
   const bool none_ran =
       std::none_of(report.checks.begin(), report.checks.end(), [](const auto& c) { return c.ran; });

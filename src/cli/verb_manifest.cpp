@@ -41,7 +41,7 @@ Result<SweepInput> read_sweep(const fs::path& path) {
   SweepInput in;
   if (fs::is_directory(path)) {
     PARITY_ASSIGN_OR_RETURN(plan, sweep::read_plan(path / "plan.json"));
-    PARITY_ASSIGN_OR_RETURN(results, sweep::read_results(path));
+    PARITY_ASSIGN_OR_RETURN(results, sweep::read_results(path, plan));
     in.plan = std::move(plan);
     for (auto& [k, r] : results) in.results.push_back(std::move(r));
     return in;

@@ -30,6 +30,13 @@ Result<VerbOutput> verb_exception(std::string_view verb, const std::exception* e
                     "this is a bug in Parity: please report it with the command and the model");
 }
 
+VerbOutput nothing_to_do(std::string_view verb, const std::string& why) {
+  VerbOutput out;
+  out.text = "parity " + std::string(verb) + ": nothing to do: " + why + "\n";
+  out.exit_code = kExitNothing;
+  return out;
+}
+
 Error usage_error(std::string message, std::string hint) {
   return make_error(ErrorKind::bad_input, Stage::parse_args, std::move(message), std::move(hint));
 }

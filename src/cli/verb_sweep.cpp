@@ -223,7 +223,7 @@ Result<VerbOutput> run_merge(const SweepArgs& a) {
     if (sweep::plan_to_json(other) != sweep::plan_to_json(plan))
       return usage_error(dir + "/plan.json is another sweep than " + a.merge_dirs[0] + "/plan.json",
                          "merge only folders of one plan");
-    PARITY_ASSIGN_OR_RETURN(results, sweep::read_results(dir));
+    PARITY_ASSIGN_OR_RETURN(results, sweep::read_results(dir, plan));
     for (auto& [k, r] : results) all[k] = std::move(r);
   }
   std::vector<sweep::CellResult> results;

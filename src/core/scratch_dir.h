@@ -3,6 +3,7 @@
 // run leaves the temp directory as it found it.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -14,7 +15,10 @@ namespace parity {
 class ScratchDir {
  public:
   // mkdtemp under TMPDIR (or /tmp) as "<prefix>-XXXXXX"; io error at `stage` on failure.
-  static Result<ScratchDir> create(std::string_view prefix, Stage stage);
+  // With `max_length`, the folder's path is at most that many characters: where TMPDIR is too long
+  // it goes under /tmp, then /dev/shm (for a program that binds Unix sockets under it, whose paths
+  // the kernel caps at 107 bytes: Chromium).
+  static Result<ScratchDir> create(std::string_view prefix, Stage stage, std::size_t max_length = 0);
 
   ScratchDir(ScratchDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
   ScratchDir& operator=(ScratchDir&& o) noexcept;

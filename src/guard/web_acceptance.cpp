@@ -12,6 +12,7 @@
 #include "core/file_io.h"
 #include "guard/web_sources.h"
 #include "manifest/manifest.h"
+#include "model/onnx_model.h"
 
 namespace parity::guard {
 namespace {
@@ -116,7 +117,9 @@ Result<AcceptPage> open_page(const manifest::Declaration& d, const Manifest& m, 
                       {"url", s.origin() + s.publish_bytes(std::string(
                                                reinterpret_cast<const char*>(bytes.data()), bytes.size()))}});
   }
-  page.slot = s.open_slot();
+  // The guard runs the model's own outputs: one upload each.
+  PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(model));
+  page.slot = s.open_slot(info.outputs.size());
   page.args = {{"ortUrl", s.origin() + s.mount(dist.dist_dir) + std::string(path->bundle)},
                {"guardUrl", here + "parity-guard.mjs"},
                {"modelUrl",

@@ -19,6 +19,7 @@
 
 #include "bisect/tensor_check.h"
 #include "core/interrupt.h"
+#include "core/run_lock.h"
 #include "core/scratch_dir.h"
 #include "hunt/finding_folder.h"
 #include "model/op_model.h"
@@ -816,6 +817,19 @@ Result<HuntReport> run_hunt(const HuntOptions& options, const probe::ProgressSin
     if (ec)
       return make_error(ErrorKind::io, Stage::write_output,
                         "cannot create " + options.out_dir->string() + ": " + ec.message());
+  }
+  // One writer per findings folder and per journal: two hunts on one journal would run and append
+  // the same cases twice, two on one folder overwrite each other's finding folders.
+  std::optional<RunLock> out_lock, journal_lock;
+  if (options.out_dir) {
+    PARITY_ASSIGN_OR_RETURN(lock, RunLock::acquire(*options.out_dir / kRunLockName,
+                                                   "the findings folder " + options.out_dir->string()));
+    out_lock.emplace(std::move(lock));
+  }
+  if (options.journal) {
+    PARITY_ASSIGN_OR_RETURN(lock, RunLock::acquire(options.journal->string() + ".lock",
+                                                   "the hunt journal " + options.journal->string()));
+    journal_lock.emplace(std::move(lock));
   }
   Hunter hunter(options, progress, std::move(spaces), std::move(work));
   return hunter.run();

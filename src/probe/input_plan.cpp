@@ -10,6 +10,7 @@
 #include "core/image.h"
 #include "core/interrupt.h"
 #include "core/npy.h"
+#include "core/number_text.h"
 #include "core/text.h"
 #include "model/tensor_proto.h"
 
@@ -464,11 +465,13 @@ Result<std::vector<int64_t>> parse_int_list(const std::string& text, const std::
 Result<std::vector<double>> parse_number_list(const std::string& text, const std::string& flag) {
   std::vector<double> out;
   for (const auto& item : split(text, ',')) {
-    char* end = nullptr;
-    double v = std::strtod(item.c_str(), &end);
-    if (item.empty() || end != item.c_str() + item.size())
-      return arg_error(flag + ": '" + text + "' is not a list of numbers", "write it like 0,1 or -1e3,1e3");
-    out.push_back(v);
+    // One checked parser for every number a user types: finite (an inf range draws NaN, a NaN
+    // tolerance passes everything), the whole item.
+    auto v = parse_finite(item, flag);
+    if (!v.ok())
+      return arg_error(flag + ": '" + text + "' is not a list of finite numbers",
+                       "write it like 0,1 or -1e3,1e3");
+    out.push_back(*v);
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/interrupt.h"
+#include "core/run_lock.h"
 #include "core/utc_time.h"
 #include "model/onnx_model.h"
 #include "sweep/ladder.h"
@@ -295,7 +296,15 @@ Result<std::vector<CellResult>> run_sweep(const SweepPlan& plan, const SweepRun&
                                           const ProgressSink& progress) {
   if (run.only_cell) PARITY_TRY(check_cell_index(plan, *run.only_cell));  // before anything is written
   PARITY_TRY(claim_out_dir(plan, run.out_dir));
-  PARITY_ASSIGN_OR_RETURN(done, read_results(run.out_dir));
+  // One writer per cell: a whole sweep owns the folder, a --cell K run only cell K, so parallel
+  // cell jobs share a folder while two sweeps (which would both run every missing cell) cannot.
+  PARITY_ASSIGN_OR_RETURN(
+      lock, RunLock::acquire(run.out_dir / kRunLockName,
+                             run.only_cell ? "cell " + std::to_string(*run.only_cell) + " of the sweep in " +
+                                                 run.out_dir.string()
+                                           : "the sweep folder " + run.out_dir.string(),
+                             run.only_cell ? std::optional<uint64_t>(*run.only_cell) : std::nullopt));
+  PARITY_ASSIGN_OR_RETURN(done, read_results(run.out_dir, plan));
   std::vector<std::size_t> todo;
   if (run.only_cell) {
     PARITY_TRY(check_cell_index(plan, *run.only_cell));

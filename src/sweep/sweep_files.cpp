@@ -295,8 +295,30 @@ Status append_result(const std::filesystem::path& path, const CellResult& r) {
   return ok_status();
 }
 
+// Why result `r` is not the plan's cell r.index; empty when it is.
+std::string outside_plan(const SweepPlan& plan, const CellResult& r) {
+  if (r.index >= plan.cell_count())
+    return "cell " + std::to_string(r.index) + " is not in the plan, which has " +
+           std::to_string(plan.cell_count()) + " cells";
+  const Cell c = cell_at(plan, r.index);
+  auto differs = [&](const char* axis, const std::string& got, const std::string& planned) {
+    return "cell " + std::to_string(r.index) + " has " + axis + " '" + got + "' where the plan has '" +
+           planned + "'";
+  };
+  if (r.backend != plan.backends[c.backend].label)
+    return differs("backend", r.backend, plan.backends[c.backend].label);
+  if (r.variant != plan.variants[c.variant].name)
+    return differs("variant", r.variant, plan.variants[c.variant].name);
+  if (r.opt_level != plan.opt_levels[c.opt_level])
+    return differs("opt level", r.opt_level, plan.opt_levels[c.opt_level]);
+  if (!plan.sizes.empty() && r.size != plan.sizes[c.size].label())
+    return differs("size", r.size, plan.sizes[c.size].label());
+  return {};
+}
+
 // Reads one results file into `out`; rewrites it without a torn last line.
-Status read_results_file(const std::filesystem::path& path, std::map<std::size_t, CellResult>& out) {
+Status read_results_file(const std::filesystem::path& path, const SweepPlan& plan,
+                         std::map<std::size_t, CellResult>& out) {
   std::ifstream in(path);
   std::string line, kept;
   std::vector<std::string> lines;
@@ -318,13 +340,16 @@ Status read_results_file(const std::filesystem::path& path, std::map<std::size_t
       }
       return bad_file(path.string() + ":" + std::to_string(i + 1), "not a sweep result line");
     }
+    if (const std::string why = outside_plan(plan, *cell); !why.empty())
+      return bad_file(path.string() + ":" + std::to_string(i + 1), why + " (a result of another plan?)");
     kept += lines[i] + "\n";
     out[cell->index] = std::move(*cell);
   }
   return ok_status();
 }
 
-Result<std::map<std::size_t, CellResult>> read_results(const std::filesystem::path& dir) {
+Result<std::map<std::size_t, CellResult>> read_results(const std::filesystem::path& dir,
+                                                       const SweepPlan& plan) {
   std::map<std::size_t, CellResult> results;
   std::vector<std::filesystem::path> files;
   std::error_code ec;
@@ -333,7 +358,7 @@ Result<std::map<std::size_t, CellResult>> read_results(const std::filesystem::pa
     if (name.rfind("results", 0) == 0 && e.path().extension() == ".jsonl") files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) PARITY_TRY(read_results_file(f, results));
+  for (const auto& f : files) PARITY_TRY(read_results_file(f, plan, results));
   return results;
 }
 

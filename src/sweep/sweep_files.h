@@ -31,7 +31,10 @@ Status append_result(const std::filesystem::path& path, const CellResult& r);
 // Every result in `dir`'s results*.jsonl files, by cell index. A torn last line (a run killed
 // mid-write) is dropped and the file rewritten without it, so later appends start on a line of
 // their own; any other unreadable line is an error naming file and line. When one cell appears
-// twice (a re-run), the later line wins.
-Result<std::map<std::size_t, CellResult>> read_results(const std::filesystem::path& dir);
+// twice (a re-run), the later line wins. Every line must be a cell of `plan` (its index in range,
+// its backend, variant, opt level and size those of that cell): a line of another plan or a forged
+// one is an error naming file and line, not a result.
+Result<std::map<std::size_t, CellResult>> read_results(const std::filesystem::path& dir,
+                                                       const SweepPlan& plan);
 
 }  // namespace parity::sweep

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -74,6 +75,39 @@ TEST_F(ChromiumSessionTest, EvaluatesConsoleTimeoutAndCleansUp) {
     left = parity::testing::processes_mentioning(profile);
   }
   EXPECT_EQ(left, 0);
+}
+
+// Processes of process group `group`, zombies included (they keep their /proc entry until reaped);
+// with `zombie_children`, instead this process's children that are zombies.
+int members_of_group(pid_t group, bool zombie_children = false) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream stat(e.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (std::sscanf(text.c_str() + close + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
+    n += zombie_children ? (ppid == ::getpid() && state == 'Z') : pgrp == group;
+  }
+  return n;
+}
+
+// Chromium's helpers lingered as zombies for about 2 s after the session was gone (until init
+// reaped them). The destructor now reaps every process of the browser's group before it returns.
+TEST_F(ChromiumSessionTest, NoProcessOfTheBrowserOutlivesTheSession) {
+  pid_t group = 0;
+  {
+    auto launched = ChromiumSession::launch();
+    ASSERT_TRUE(launched.ok()) << launched.error().describe();
+    group = (*launched)->pid();
+    auto sum = (*launched)->evaluate("1+2", 5);  // a renderer and a GPU process are up
+    ASSERT_TRUE(sum.ok()) << sum.error().describe();
+    EXPECT_GT(members_of_group(group), 1);
+  }
+  EXPECT_EQ(members_of_group(group), 0) << "no process of the browser's group, zombie or not, is left";
+  EXPECT_EQ(members_of_group(0, true), 0) << "no zombie is left to this process either";
 }
 
 TEST_F(ChromiumSessionTest, MissingBinaryIsUnavailable) {

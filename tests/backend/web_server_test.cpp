@@ -2,8 +2,13 @@
 // isolated, MIME types, blobs, upload slots, and that withdrawn or unknown URLs are 404s.
 #include "backend/browser/web_server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -77,7 +82,7 @@ TEST_F(WebServerTest, BlobsAndSlotsCarryRawBytes) {
   ASSERT_TRUE(file);
   EXPECT_EQ(file->body, bytes) << "file blobs stream in chunks; the bytes must survive";
 
-  const std::string slot = server_->open_slot();
+  const std::string slot = server_->open_slot(2);
   auto posted = client_->Post(slot + "/1", bytes, "application/octet-stream");
   ASSERT_TRUE(posted);
   EXPECT_EQ(posted->status, 204);
@@ -112,13 +117,111 @@ TEST_F(WebServerTest, EmptyTensorsCrossWithAnExplicitZeroLength) {
   ASSERT_TRUE(file) << httplib::to_string(file.error());
   EXPECT_EQ(file->get_header_value("Content-Length"), "0");
 
-  const std::string slot = server_->open_slot();
+  const std::string slot = server_->open_slot(1);
   auto posted = client_->Post(slot + "/0", "", "application/octet-stream");
   ASSERT_TRUE(posted) << httplib::to_string(posted.error());
   EXPECT_EQ(posted->status, 204);
   auto taken = server_->take_slot(slot);
   ASSERT_EQ(taken.count(0), 1u) << "an empty output is still an output";
   EXPECT_TRUE(taken[0].empty());
+}
+
+// What a raw request got: the response's status line, and how much of the body the server let the
+// client send before it closed the connection.
+struct RawExchange {
+  std::string status_line;
+  uint64_t body_sent = 0;
+};
+
+// Sends `head` and then up to `body_bytes` of body in 1 MiB writes, reading the response whenever
+// it comes; stops when the server closes the connection (a refusal), the whole body is sent (the
+// server read it all), or nothing moves for 10 s.
+RawExchange raw_request(const std::string& origin, const std::string& head, uint64_t body_bytes) {
+  RawExchange x;
+  const int port = std::stoi(origin.substr(origin.rfind(':') + 1));
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return x;
+  std::size_t head_sent = 0, in_chunk = 0;  // in_chunk: bytes of the current 1 MiB write sent
+  const std::string chunk(1 << 20, 'x');
+  std::string reply;
+  for (bool closed = false; !closed;) {
+    const bool head_done = head_sent == head.size();
+    const bool more = !head_done || x.body_sent < body_bytes;
+    if (!more && !reply.empty()) break;
+    pollfd p{fd, static_cast<short>(POLLIN | (more ? POLLOUT : 0)), 0};
+    if (::poll(&p, 1, 10000) <= 0) break;
+    if (p.revents & POLLIN) {
+      char buf[4096];
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      reply.append(buf, static_cast<std::size_t>(n));
+    }
+    if ((p.revents & POLLOUT) && more) {
+      const char* data = head_done ? chunk.data() + in_chunk : head.data() + head_sent;
+      const std::size_t left = head_done ? static_cast<std::size_t>(std::min<uint64_t>(
+                                               chunk.size() - in_chunk, body_bytes - x.body_sent))
+                                         : head.size() - head_sent;
+      const ssize_t n = ::send(fd, data, left, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) closed = true;
+      if (n > 0 && !head_done) head_sent += static_cast<std::size_t>(n);
+      if (n > 0 && head_done) {
+        x.body_sent += static_cast<uint64_t>(n);
+        in_chunk = (in_chunk + static_cast<std::size_t>(n)) % chunk.size();
+      }
+    }
+    if (p.revents & (POLLERR | POLLHUP)) closed = true;
+  }
+  ::close(fd);
+  x.status_line = reply.substr(0, reply.find("\r\n"));
+  return x;
+}
+
+constexpr uint64_t kBodyOffered = uint64_t{128} << 20;  // what the client tries to send
+constexpr uint64_t kUnread = uint64_t{32} << 20;        // more than loopback socket buffers hold
+
+std::string post_head(const std::string& path, const std::string& length) {
+  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n" +
+         "Content-Length: " + length + "\r\n\r\n";
+}
+
+// A 1.5 GB POST from a local process pushed Parity to about 1 GB: the server read any body before
+// looking at it. Now token, route and declared length are checked first, and a refused request's
+// connection is closed with its body unread, so the sender gets no further than the kernel's
+// socket buffers (measured as bytes the client could send, not as time).
+TEST_F(WebServerTest, ARefusedUploadIsClosedWithItsBodyUnread) {
+  const std::string slot = server_->open_slot(1, 1 << 20);  // one output of at most 1 MiB
+  const std::string forged = "/out/" + std::string(32, 'a') + "/0";
+  struct Case {
+    std::string what, head, status;
+  };
+  const std::vector<Case> cases = {
+      {"a wrong token", post_head(forged, "1500000000"), "404"},
+      {"more than the slot takes", post_head(slot + "/0", "1500000000"), "413"},
+      {"an output the slot does not expect", post_head(slot + "/7", "1500000000"), "403"},
+      {"no length", "POST " + slot + "/0 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", "411"},
+      {"a body on a GET", "GET /parity/page.html HTTP/1.1\r\nHost: x\r\nContent-Length: 1500000000\r\n\r\n",
+       "400"},
+      {"an unknown route", post_head("/anything", "1500000000"), "404"},
+  };
+  for (const auto& c : cases) {
+    const RawExchange x = raw_request(server_->origin(), c.head, kBodyOffered);
+    EXPECT_NE(x.status_line.find(" " + c.status + " "), std::string::npos) << c.what << ": " << x.status_line;
+    EXPECT_LT(x.body_sent, kUnread) << c.what << ": the server read the body of a refused request";
+  }
+  // The slot still takes its real output, once.
+  auto posted = client_->Post(slot + "/0", std::string(1000, 'y'), "application/octet-stream");
+  ASSERT_TRUE(posted);
+  EXPECT_EQ(posted->status, 204);
+  auto again = client_->Post(slot + "/0", "z", "application/octet-stream");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 403) << "an output is uploaded once";
+  auto taken = server_->take_slot(slot);
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0].size(), 1000u);
 }
 
 }  // namespace

@@ -27,6 +27,27 @@ std::vector<fs::path> profiles_in(const fs::path& dir) {
   return found;
 }
 
+// Chromium binds a Unix socket under its TMPDIR, and the kernel caps socket paths at 107 bytes: a
+// TMPDIR longer than about 45 characters made every browser row 'crashed'. The profile folder now
+// stays short whatever TMPDIR is.
+TEST(BrowserCli, ALongTmpdirStillRunsTheBrowser) {
+  PARITY_REQUIRE("chromium");
+  testing::TempDir tmp;
+  fs::path longdir = tmp.path();
+  while (longdir.string().size() < 120) longdir /= "a-rather-long-folder-name";
+  fs::create_directories(longdir);
+  ASSERT_GE(longdir.string().size(), 120u);
+  const std::string json = tmp.str() + "/probe.json";
+  const auto r =
+      testing::run_parity({"probe", std::string(PARITY_TEST_MODELS) + "/matmul_add_relu.onnx", "--backends",
+                           "cpu,web-wasm", "--dim", "batch=2", "--quiet", "--json", json},
+                          {{"TMPDIR", longdir.string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("crashed"), std::string::npos) << text.substr(0, 2000);
+}
+
 TEST(BrowserCli, CtrlCShutsChromiumDownAndRemovesItsProfile) {
   PARITY_REQUIRE("chromium");
   testing::TempDir tmp;  // the parity process's TMPDIR: its browser profile lands here

@@ -6,11 +6,13 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/run_lock.h"
 #include "hunt/op_space.h"
 #include "lint/finding_record.h"
 #include "model/op_model.h"
@@ -189,6 +191,35 @@ TEST(HuntCli, AnInterruptedHuntResumesEveryUnfinishedCase) {
     for (std::size_t t = 0; t < want["runs"].size(); ++t)
       EXPECT_EQ(got["runs"][t]["state"], want["runs"][t]["state"]);
   }
+}
+
+// Two hunts on one journal would run and append the same cases twice: the second is refused,
+// naming the holder (this test process holds the lock, so no timing is involved).
+TEST(HuntCli, ASecondHuntOnOneJournalOrFolderIsRefused) {
+  testing::TempDir dir;
+  const auto journal = dir.path() / "hunt.jsonl";
+  const std::string pid = std::to_string(::getpid());
+  {
+    auto held = RunLock::acquire(journal.string() + ".lock", "test");
+    ASSERT_TRUE(held.ok()) << held.error().describe();
+    const auto r = testing::run_parity(
+        {"hunt", "--backends", "same=cpu", "--cases", "2", "--seed", "11", "--journal", journal.string()});
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_NE(r.output.find("process " + pid), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(journal) && std::filesystem::file_size(journal) > 0)
+      << "a refused hunt ran cases";
+  {
+    auto held = RunLock::acquire(dir.path() / kRunLockName, "test");
+    ASSERT_TRUE(held.ok()) << held.error().describe();
+    const auto r = testing::run_parity(
+        {"hunt", "--backends", "same=cpu", "--cases", "2", "--seed", "11", "--out", dir.str()});
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_NE(r.output.find("process " + pid), std::string::npos) << r.output;
+  }
+  const auto r = testing::run_parity(
+      {"hunt", "--backends", "same=cpu", "--cases", "2", "--seed", "11", "--journal", journal.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 // issue 20's done-when: a small seeded hunt rediscovers blocked 1-D DequantizeLinear, Slice with a

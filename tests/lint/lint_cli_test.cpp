@@ -91,6 +91,17 @@ TEST(LintCli, ConstantFoldingIsAskedOfTheRuntime) {
   EXPECT_EQ(folded.output.find("fp16-constant-island"), std::string::npos) << folded.output;
 }
 
+// A backend linted for that refuses the model will get it wrong: `lint -b` exited 0 when every
+// backend refused (no rule matched, nothing was checked).
+TEST(LintCli, ABackendThatRefusesTheModelIsAFinding) {
+  const auto run = testing::run_parity({"lint", kModels + "/lint_unknown_op.onnx", "-b", "cpu", "-q"});
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("NoSuchOp"), std::string::npos) << "the refusal is shown\n" << run.output;
+  const auto statically = testing::run_parity({"lint", kModels + "/lint_unknown_op.onnx", "-q"});
+  EXPECT_EQ(statically.exit_code, 0) << "without -b nothing ran, and no static rule matches\n"
+                                     << statically.output;
+}
+
 TEST(LintCli, TheRuntimesRefusalIsQuoted) {
   const auto run = testing::run_parity({"lint", kModels + "/lint_opset_future.onnx", "-b", "cpu", "-q"});
   EXPECT_EQ(run.exit_code, 1) << run.output;

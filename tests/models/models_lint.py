@@ -18,6 +18,8 @@ lint_fp16_unfolded_matmul: the first seed's colouriser trap. spectral_norm left 
 lint_unsorted: a Relu listed before the Add that produces its input (ONNX's checker refuses the
     file; ORT sorts it). lint_sorted is its clean twin.
 lint_opset_future: a Relu at ai.onnx opset 99, which no runtime implements.
+lint_unknown_op: a node of an op no runtime has (com.parity.test:NoSuchOp): every backend refuses
+    the session, and no static rule says so.
 lint_det_on_cpu: Mul -> Det; ORT 1.30's WebGPU EP has no Det kernel, so it falls back to the CPU
     (the placement rule asks a real session; nothing in the file says it).
 """
@@ -152,6 +154,13 @@ def lint_opset_future():
                   [_vi("y", TensorProto.FLOAT, [4])], opset=99)
 
 
+def lint_unknown_op():
+    node = helper.make_node("NoSuchOp", ["x"], ["y"], name="nosuch", domain="com.parity.test")
+    model = _model([node], [_vi("x", TensorProto.FLOAT, [4])], [_vi("y", TensorProto.FLOAT, [4])], opset=21)
+    model.opset_import.append(helper.make_opsetid("com.parity.test", 1))
+    return model
+
+
 def lint_maxpool_ceil():
     """MaxPool 3x3, stride 2, ceil_mode 1 on 8x8: 4x4 out (3x3 with floor). ISNet's MaxPools are
     like this; JSEP refuses them (ceil_mode padding not implemented)."""
@@ -177,4 +186,4 @@ def lint_det_on_cpu():
 
 GENERATORS = [lint_convtranspose_2d, lint_fp16_island_in_fp32, lint_maxpool_ceil, lint_det_on_cpu, lint_conv_no_kernel_shape, lint_conv_kernel_shape, lint_dq_uint8_zero_point, lint_dq_int8_zero_point,
               lint_dq_per_axis_1d, lint_slice_reverse_from_end, lint_slice_positive_step, lint_maxpool_plain,
-              lint_fp16_unfolded_matmul, lint_fp32_folded_matmul, lint_unsorted, lint_sorted, lint_opset_future]
+              lint_fp16_unfolded_matmul, lint_fp32_folded_matmul, lint_unsorted, lint_sorted, lint_opset_future, lint_unknown_op]

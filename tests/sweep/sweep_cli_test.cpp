@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/child_process.h"
+#include "core/run_lock.h"
 #include "support/json_file.h"
 #include "support/requirements.h"
 #include "support/run_parity.h"
@@ -130,6 +131,41 @@ TEST(SweepCli, CellsRunApartMergeIntoTheMatrixOfOneRun) {
   EXPECT_EQ(out_of_range.exit_code, 2);
   EXPECT_NE(out_of_range.output.find("has 12 cells (0 to 11)"), std::string::npos) << out_of_range.output;
   EXPECT_FALSE(fs::exists("sweep-sweep_conv")) << "a refused --cell wrote its default --out folder";
+}
+
+// Four sweeps at once on one folder gave 48 duplicate results: a second writer is refused, naming
+// the process that holds the folder, while cell jobs on one folder still run side by side. The
+// holder here is this test process (the lock is the kernel's, so it needs no timing).
+TEST(SweepCli, ASecondWriterOfAFolderIsRefusedNamingTheHolder) {
+  testing::TempDir tmp;
+  auto plan_args = twelve_cell_sweep(tmp.str() + "/unused");
+  plan_args.insert(plan_args.end(), {"--write-plan", tmp.str() + "/plan.json"});
+  ASSERT_EQ(testing::run_parity(plan_args).exit_code, 0);
+  const std::string dir = tmp.str() + "/out";
+  const std::string pid = std::to_string(::getpid());
+  auto cell = [&](int k) {
+    return testing::run_parity(
+        {"sweep", "--plan", tmp.str() + "/plan.json", "--cell", std::to_string(k), "--out", dir, "--quiet"});
+  };
+  // A lone cell exits 1 (the other cells are missing), 3 when refused.
+  ASSERT_EQ(cell(0).exit_code, 1);  // creates the folder and its plan.json
+  {
+    auto held = RunLock::acquire(fs::path(dir) / kRunLockName, "test", 3);  // "another" --cell 3 job
+    ASSERT_TRUE(held.ok()) << held.error().describe();
+    const auto same = cell(3);
+    EXPECT_EQ(same.exit_code, 3) << same.output;
+    EXPECT_NE(same.output.find("process " + pid), std::string::npos) << same.output;
+    EXPECT_EQ(cell(4).exit_code, 1) << "another cell runs beside it";
+    EXPECT_TRUE(fs::exists(dir + "/results-cell-4.jsonl"));
+    auto whole = twelve_cell_sweep(dir);
+    whole.push_back("--resume");
+    const auto refused = testing::run_parity(whole);
+    EXPECT_EQ(refused.exit_code, 3) << refused.output;
+    EXPECT_NE(refused.output.find("process " + pid), std::string::npos) << refused.output;
+  }
+  EXPECT_FALSE(fs::exists(dir + "/results-cell-3.jsonl")) << "a refused run wrote a result";
+  EXPECT_EQ(cell(3).exit_code, 1) << "the lock goes with its holder";
+  EXPECT_EQ(lines_in(dir + "/results-cell-3.jsonl"), 1u);
 }
 
 TEST(SweepCli, AManifestFromASweepPassesItsOwnCheckAndAnEditDoesNot) {

@@ -55,12 +55,16 @@ TEST(SweepPlan, RoundTripsThroughJson) {
   EXPECT_NE(refused.error().message.find("plan.json"), std::string::npos);
 }
 
+// Cell `index` of three_axis_plan(), as a sweep writes it.
 CellResult result(std::size_t index, probe::BackendStatus status) {
+  const SweepPlan p = three_axis_plan();
+  const Cell c = cell_at(p, index);
   CellResult r;
   r.index = index;
-  r.backend = "webgpu";
-  r.variant = "int8";
-  r.opt_level = "disabled";
+  r.backend = p.backends[c.backend].label;
+  r.variant = p.variants[c.variant].name;
+  r.opt_level = p.opt_levels[c.opt_level];
+  r.size = p.sizes[c.size].label();
   r.status = status;
   r.max_abs = 0.25;
   r.cosine = std::numeric_limits<double>::quiet_NaN();
@@ -72,7 +76,7 @@ TEST(SweepResults, AppendAndReadBackEveryCell) {
   ASSERT_TRUE(append_result(dir.path() / "results.jsonl", result(0, probe::BackendStatus::ok)).ok());
   ASSERT_TRUE(
       append_result(dir.path() / "results-cell-3.jsonl", result(3, probe::BackendStatus::mismatch)).ok());
-  const auto back = read_results(dir.path());
+  const auto back = read_results(dir.path(), three_axis_plan());
   ASSERT_TRUE(back.ok()) << back.error().describe();
   ASSERT_EQ(back->size(), 2u);
   EXPECT_EQ(back->at(3).status, probe::BackendStatus::mismatch);
@@ -86,11 +90,11 @@ TEST(SweepResults, ATornLastLineIsDroppedAndTheFileStaysAppendable) {
   ASSERT_TRUE(append_result(path, result(0, probe::BackendStatus::ok)).ok());
   ASSERT_TRUE(append_result(path, result(1, probe::BackendStatus::ok)).ok());
   std::ofstream(path, std::ios::app) << R"({"cell": 2, "backend": "web)";  // killed mid-write
-  auto back = read_results(dir.path());
+  auto back = read_results(dir.path(), three_axis_plan());
   ASSERT_TRUE(back.ok()) << back.error().describe();
   EXPECT_EQ(back->size(), 2u);
   ASSERT_TRUE(append_result(path, result(2, probe::BackendStatus::ok)).ok());
-  back = read_results(dir.path());
+  back = read_results(dir.path(), three_axis_plan());
   ASSERT_TRUE(back.ok()) << back.error().describe();
   EXPECT_EQ(back->size(), 3u);
 }
@@ -100,9 +104,35 @@ TEST(SweepResults, ABadLineInTheMiddleIsAnErrorNamingIt) {
   const auto path = dir.path() / "results.jsonl";
   std::ofstream(path) << "not json\n";
   ASSERT_TRUE(append_result(path, result(1, probe::BackendStatus::ok)).ok());
-  const auto back = read_results(dir.path());
+  const auto back = read_results(dir.path(), three_axis_plan());
   ASSERT_FALSE(back.ok());
   EXPECT_NE(back.error().message.find("results.jsonl:1"), std::string::npos) << back.error().message;
+}
+
+// "17 of 16 cells": a line whose cell is outside the plan, or whose axes are not that cell's, is
+// an error naming file and line, not a result that inflates or corrupts the matrix.
+TEST(SweepResults, ALineOutsideThePlanIsAnErrorNamingIt) {
+  const SweepPlan plan = three_axis_plan();
+  {
+    testing::TempDir dir;
+    ASSERT_TRUE(append_result(dir.path() / "results.jsonl", result(0, probe::BackendStatus::ok)).ok());
+    CellResult beyond = result(1, probe::BackendStatus::ok);
+    beyond.index = plan.cell_count();
+    ASSERT_TRUE(append_result(dir.path() / "results.jsonl", beyond).ok());
+    const auto back = read_results(dir.path(), plan);
+    ASSERT_FALSE(back.ok());
+    EXPECT_NE(back.error().message.find("results.jsonl:2"), std::string::npos) << back.error().message;
+    EXPECT_NE(back.error().message.find("not in the plan"), std::string::npos) << back.error().message;
+  }
+  {
+    testing::TempDir dir;
+    CellResult moved = result(3, probe::BackendStatus::ok);
+    moved.backend = "webgpu";  // cell 3 is a cpu cell
+    ASSERT_TRUE(append_result(dir.path() / "results-cell-3.jsonl", moved).ok());
+    const auto back = read_results(dir.path(), plan);
+    ASSERT_FALSE(back.ok());
+    EXPECT_NE(back.error().message.find("backend 'webgpu'"), std::string::npos) << back.error().message;
+  }
 }
 
 }  // namespace

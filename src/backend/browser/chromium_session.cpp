@@ -2,7 +2,9 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,6 +27,11 @@ using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
 constexpr std::size_t kLogTailBytes = 4096;
+// Chromium binds its singleton socket at "$TMPDIR/.org.chromium.Chromium.XXXXXX/SingletonSocket"
+// (46 characters past TMPDIR, which Parity points at the profile folder); the kernel caps a socket
+// path at 107, so a longer TMPDIR made every browser row 'crashed'. The profile folder is kept short
+// whatever TMPDIR is (scratch_dir.h).
+constexpr std::size_t kMaxProfileDirChars = 107 - 46;
 constexpr const char* kBeatBinding = "parityBeat";  // harness.mjs calls it every second
 constexpr double kWatchSampleS = 1.0;               // how often a watched wait samples the browser's CPU
 
@@ -67,7 +74,11 @@ Result<std::unique_ptr<ChromiumSession>> ChromiumSession::launch(const ChromiumO
                          "chromium not found at " + options.executable,
                          "install Debian's chromium package (apt-get install chromium)");
 
-  auto profile = ScratchDir::create("parity-chromium", Stage::create_env);
+  // Orphans of Chromium (its helpers, once it is killed) come to Parity, which reaps them in the
+  // destructor; only Chromium's own group is waited for there, so other children are untouched.
+  static const bool subreaper = ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+  (void)subreaper;
+  auto profile = ScratchDir::create("parity-chromium", Stage::create_env, kMaxProfileDirChars);
   Status blank = profile.ok()
                      ? write_text_file(*profile / "blank.html", "<!doctype html><title>parity</title>\n")
                      : Status(profile.error());
@@ -151,8 +162,18 @@ ChromiumSession::ChromiumSession(ChildProcess child, ScratchDir profile_dir)
     : child_(std::move(child)), profile_dir_(std::move(profile_dir)) {}
 
 ChromiumSession::~ChromiumSession() {
+  const pid_t group = child_.pid();
   child_.kill_group(SIGKILL);
   child_.wait();  // before profile_dir_ goes: Chromium writes into it until it is dead
+  // Chromium's helpers (zygote, renderer, GPU process) were its children: killed with the group,
+  // they became ours when it died (launch() makes Parity a child subreaper), so they are reaped
+  // here, now, instead of lingering as zombies until init gets round to them (about 2 s).
+  if (group > 0)
+    for (;;) {
+      const pid_t r = ::waitpid(-group, nullptr, 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) break;  // ECHILD: none of the group left
+    }
 }
 
 std::vector<std::string> ChromiumSession::console_since(std::size_t mark) const {

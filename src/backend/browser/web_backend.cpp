@@ -362,7 +362,7 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
   // --- run: inputs as raw bytes from the server, outputs POSTed back as raw bytes.
   enter(Stage::run);
   std::map<int, std::string> uploaded;
-  PARITY_ASSIGN_OR_RETURN(ran, run_session(host, request, uploaded, result));
+  PARITY_ASSIGN_OR_RETURN(ran, run_session(host, request, created.output_names.size(), uploaded, result));
 
   // --- read-output: bytes back into tensors.
   enter(Stage::read_output);
@@ -378,7 +378,8 @@ Result<RunResult> WebBackend::run_leased(BrowserHost& host, const RunRequest& re
     next.inputs = inputs;
     RunResult more;
     std::map<int, std::string> more_uploaded;
-    PARITY_ASSIGN_OR_RETURN(more_ran, run_session(host, next, more_uploaded, more));
+    PARITY_ASSIGN_OR_RETURN(more_ran,
+                            run_session(host, next, created.output_names.size(), more_uploaded, more));
     enter(Stage::read_output);
     PARITY_TRY(read_outputs(spec_.label, more_ran, more_uploaded, wanted, more));
     result.more_outputs.push_back(std::move(more.outputs));
@@ -584,13 +585,15 @@ void WebBackend::record_placement(const CreateReply& created, RunResult& result)
   }
 }
 
-Result<RunReply> WebBackend::run_session(BrowserHost& host, const RunRequest& request,
+Result<RunReply> WebBackend::run_session(BrowserHost& host, const RunRequest& request, std::size_t outputs,
                                          std::map<int, std::string>& uploaded, RunResult& result) {
   const std::string& label = spec_.label;
   WebServer& server = host.server();
   std::vector<std::string> published;
   PARITY_ASSIGN_OR_RETURN(inputs, publish_inputs(server, request, published));
-  const std::string slot = server.open_slot();
+  // One upload per requested output (all of the graph's when none are named), each at most once.
+  const std::string slot =
+      server.open_slot(request.output_names.empty() ? outputs : request.output_names.size());
   auto ran_r = ask(
       host, "run",
       {{"inputs", inputs},

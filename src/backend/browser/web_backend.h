@@ -75,7 +75,8 @@ class WebBackend final : public Backend {
   nlohmann::json session_options() const;
   void record_placement(const CreateReply& created, RunResult& result) const;
   // Runs the session; `uploaded` receives the outputs the page POSTed back, by output index.
-  Result<RunReply> run_session(BrowserHost& host, const RunRequest& request,
+  // `outputs`: how many the graph has (the page uploads each requested one, all when none are).
+  Result<RunReply> run_session(BrowserHost& host, const RunRequest& request, std::size_t outputs,
                                std::map<int, std::string>& uploaded, RunResult& result);
   // Publishes each input's bytes on `server` (URLs appended to `published`, all withdrawn again if
   // one input cannot be sent) and returns the page's list of them.

@@ -2,11 +2,14 @@
 
 #include <httplib.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
+#include <regex>
 #include <utility>
 #include <vector>
 
@@ -31,6 +34,30 @@ void set_octet_body(httplib::Response& res, std::size_t size, httplib::ContentPr
     return;
   }
   res.set_content_provider(size, "application/octet-stream", std::move(provider));
+}
+
+// A refusal sent before the body is read: the provider writes the whole message and then reports
+// failure, which makes httplib close the connection, so the unread body is never parsed as a next
+// request (httplib 0.11 has no other way to drop a connection from a handler).
+void refuse(httplib::Response& res, int status, std::string message) {
+  res.status = status;
+  res.set_header("Connection", "close");
+  auto text = std::make_shared<const std::string>(std::move(message) + "\n");
+  res.set_content_provider(text->size(), "text/plain",
+                           [text](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                             sink.write(text->data() + offset, length);
+                             return false;
+                           });
+}
+
+// The declared body length: a plain decimal Content-Length, or nothing.
+std::optional<uint64_t> declared_length(const httplib::Request& req) {
+  if (req.get_header_value_count("Content-Length") != 1) return std::nullopt;
+  const std::string v = req.get_header_value("Content-Length");
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || v.empty()) return std::nullopt;
+  return n;
 }
 
 Error server_error(std::string message) {
@@ -119,6 +146,52 @@ void WebServer::serve_blob(const httplib::Request& req, httplib::Response& res) 
                  });
 }
 
+bool WebServer::admit(const httplib::Request& req, httplib::Response& res) {
+  const bool has_body = req.has_header("Transfer-Encoding") || declared_length(req).value_or(0) > 0 ||
+                        (req.has_header("Content-Length") && !declared_length(req));
+  if (req.method != "POST") {
+    if (!has_body) return true;
+    refuse(res, 400, "this server takes no request body on " + req.method);
+    return false;
+  }
+  static const std::regex upload(R"(/out/([0-9a-f]{32})/(\d{1,9}))");
+  std::smatch m;
+  if (!std::regex_match(req.path, m, upload)) {
+    refuse(res, 404, "no such route");
+    return false;
+  }
+  if (req.has_header("Transfer-Encoding") || req.has_header("Content-Encoding")) {
+    refuse(res, 411, "an upload must declare its Content-Length, unencoded");
+    return false;
+  }
+  const auto length = declared_length(req);
+  if (!length) {
+    refuse(res, 411, "an upload must declare its Content-Length");
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = slots_.find(m[1].str());
+  if (it == slots_.end()) {
+    refuse(res, 403, "no such upload slot");
+    return false;
+  }
+  Slot& slot = it->second;
+  const auto index = std::stoull(m[2].str());
+  if (index >= slot.outputs || slot.admitted.count(static_cast<int>(index))) {
+    refuse(res, 403, "output " + m[2].str() + " is not expected in this slot");
+    return false;
+  }
+  if (*length > slot.bytes_left) {
+    refuse(
+        res, 413,
+        "output " + m[2].str() + " (" + std::to_string(*length) + " bytes) exceeds what the run can produce");
+    return false;
+  }
+  slot.bytes_left -= *length;
+  slot.admitted[static_cast<int>(index)] = true;
+  return true;
+}
+
 void WebServer::install_routes() {
   httplib::Server& s = *server_;
   // Cross-origin isolation for SharedArrayBuffer (threaded wasm); CORP so workers may load.
@@ -143,23 +216,36 @@ void WebServer::install_routes() {
   s.Get(R"(/blob/([0-9a-f]+))",
         [this](const httplib::Request& req, httplib::Response& res) { serve_blob(req, res); });
 
-  s.Post(R"(/out/([0-9a-f]+)/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = slots_.find(req.matches[1]);
-    if (it == slots_.end()) {
-      res.status = 404;
-      return;
-    }
-    it->second[std::stoi(req.matches[2])] = req.body;
-    res.status = 204;
-  });
+  // Reached only through admit(), which checked slot, index and declared length: the body is read
+  // into a buffer of that length and no further.
+  s.Post(R"(/out/([0-9a-f]+)/(\d+))",
+         [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+           const uint64_t want = declared_length(req).value_or(0);
+           std::string body;
+           body.reserve(want);
+           const bool whole = read([&](const char* data, std::size_t n) {
+             if (body.size() + n > want) return false;
+             body.append(data, n);
+             return true;
+           });
+           if (!whole || body.size() != want)
+             return refuse(res, 400, "the body does not match its Content-Length");
+           std::lock_guard<std::mutex> lock(mu_);
+           auto it = slots_.find(req.matches[1]);
+           if (it == slots_.end()) return refuse(res, 403, "no such upload slot");
+           it->second.bodies[std::stoi(req.matches[2])] = std::move(body);
+           res.status = 204;
+         });
 
-  if (trace_enabled())
-    s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+  // Every request passes admit() before httplib reads a body; the cap is a second line.
+  s.set_payload_max_length(kMaxUploadBytes);
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (trace_enabled())
       trace("http>",
             req.method + " " + req.path + " from " + req.remote_addr + ":" + std::to_string(req.remote_port));
-      return httplib::Server::HandlerResponse::Unhandled;
-    });
+    return admit(req, res) ? httplib::Server::HandlerResponse::Unhandled
+                           : httplib::Server::HandlerResponse::Handled;
+  });
   s.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
     if (trace_enabled())
       trace("http<", req.method + " " + req.path + " " + std::to_string(res.status) + " from port " +
@@ -205,10 +291,12 @@ void WebServer::withdraw(const std::string& url) {
   blobs_.erase(url.substr(slash + 1));
 }
 
-std::string WebServer::open_slot() {
+std::string WebServer::open_slot(std::size_t outputs, uint64_t max_bytes) {
   const std::string t = token();
   std::lock_guard<std::mutex> lock(mu_);
-  slots_[t];
+  Slot& slot = slots_[t];
+  slot.outputs = outputs;
+  slot.bytes_left = max_bytes;
   return "/out/" + t;
 }
 
@@ -216,7 +304,7 @@ std::map<int, std::string> WebServer::take_slot(const std::string& slot) {
   const auto slash = slot.rfind('/');
   std::lock_guard<std::mutex> lock(mu_);
   auto node = slots_.extract(slot.substr(slash + 1));
-  return node.empty() ? std::map<int, std::string>{} : std::move(node.mapped());
+  return node.empty() ? std::map<int, std::string>{} : std::move(node.mapped().bodies);
 }
 
 int WebServer::not_found_count() const {
