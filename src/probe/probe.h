@@ -121,6 +121,7 @@ struct ProbeReport {
   std::string reference;
   std::string noise_from;               // label of the --noise-from backend, empty without it
   std::vector<BackendReport> backends;  // reference first
+  std::optional<Error> save_io_error;   // --save-io could not be written (names the file and reason)
   // Every backend ok; with `allow_inconclusive`, inconclusive rows count as ok too.
   bool all_ok(bool allow_inconclusive = false) const;
 };
