@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -44,6 +45,17 @@ const char* kind_of(mode_t m) {
   return nullptr;
 }
 
+// The nearest existing ancestor of `folder` (itself included) when it is not a folder, e.g. the
+// regular file "out" of "out/repro/".
+std::optional<fs::path> file_in_the_way(const fs::path& folder) {
+  for (fs::path p = folder; !p.empty(); p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) return S_ISDIR(st.st_mode) ? std::nullopt : std::optional<fs::path>(p);
+    if (p == p.parent_path()) break;
+  }
+  return std::nullopt;
+}
+
 std::string random_suffix() {
   static thread_local std::mt19937_64 gen{std::random_device{}()};
   static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -71,7 +83,7 @@ Result<OutputFile> OutputFile::open(const fs::path& path) {
   }
   struct stat st {};
   const bool exists = ::lstat(path.c_str(), &st) == 0;
-  if (!exists && errno != ENOENT) return f.failure("cannot look at it", errno);
+  if (!exists && errno != ENOENT && errno != ENOTDIR) return f.failure("cannot look at it", errno);
   if (exists && (S_ISLNK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
     // In place: a device or pipe is never replaced; a link is written through (header comment).
     struct stat target {};
@@ -96,9 +108,7 @@ Result<OutputFile> OutputFile::open(const fs::path& path) {
     if (f.fd_ < 0 && errno != EEXIST) {
       const int err = errno;
       f.temp_.clear();
-      struct stat dir {};
-      if (::stat(folder.c_str(), &dir) == 0 && !S_ISDIR(dir.st_mode))
-        return f.failure(folder.string() + " is not a folder", 0);
+      if (const auto file = file_in_the_way(folder)) return f.failure(file->string() + " is not a folder", 0);
       return f.failure(err == ENOENT ? "its folder does not exist" : "cannot create a file in its folder",
                        err);
     }

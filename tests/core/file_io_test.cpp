@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "support/temp_dir.h"
 
@@ -151,8 +152,17 @@ TEST(FileIo, StdoutIsNamedByDashAndItsDeviceNames) {
 }
 
 TEST(SafeFileName, NeverLeavesItsFolder) {
-  for (const std::string name : {"../../x/pwned", "..", ".", "", "/etc/passwd", "a/b", "-rf", ".hidden",
-                                 std::string("nul\0byte", 8), std::string(300, 'a')}) {
+  const std::vector<std::string> names{"../../x/pwned",
+                                       "..",
+                                       ".",
+                                       "",
+                                       "/etc/passwd",
+                                       "a/b",
+                                       "-rf",
+                                       ".hidden",
+                                       std::string("nul\0byte", 8),
+                                       std::string(300, 'a')};
+  for (const std::string& name : names) {
     const std::string s = safe_file_name(name);
     EXPECT_FALSE(s.empty()) << name;
     EXPECT_EQ(s.find('/'), std::string::npos) << name;
