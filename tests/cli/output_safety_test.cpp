@@ -60,8 +60,8 @@ TEST(OutputSafety, JsonToStdoutByAnyOfItsNames) {
 TEST(OutputSafety, AFailedJsonDoesNotDropTheOtherDocuments) {
   TempDir dir;
   const auto html = dir / "probe.html";
-  const auto r = run_parity(
-      {"probe", kModel, "--backends", "cpu", "--json", "/dev/full", "--html", html.string(), "-q"});
+  const auto r = run_parity({"probe", kModel, "--dim", "batch=1", "--backends", "cpu", "--json", "/dev/full",
+                             "--html", html.string(), "-q"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("cannot write /dev/full"));
   EXPECT_TRUE(fs::is_regular_file(html)) << r.output;
@@ -74,8 +74,8 @@ TEST(OutputSafety, AnUnwritableSaveIoFolderStillGetsTheJsonWritten) {
   std::ofstream(dir / "file") << "not a folder";
   const auto io = dir / "file" / "io";
   const auto json_path = dir / "probe.json";
-  const auto r = run_parity(
-      {"probe", kModel, "--backends", "cpu", "--save-io", io.string(), "--json", json_path.string(), "-q"});
+  const auto r = run_parity({"probe", kModel, "--dim", "batch=1", "--backends", "cpu", "--save-io",
+                             io.string(), "--json", json_path.string(), "-q"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("the --save-io folder " + io.string() + " was not written"));
   const auto j = read_json(json_path);
@@ -89,14 +89,15 @@ TEST(OutputSafety, BisectOutRefusesAFolderOfTheUsersOwn) {
   const auto out = dir / "mine";
   fs::create_directory(out);
   std::ofstream(out / "README.md") << "my notes\n";
-  const auto r = run_parity({"bisect", kModel, "--backend", "cpu", "--out", out.string(), "-q"});
+  const auto r = run_parity(
+      {"bisect", kModel, "--dim", "batch=1", "--backend", "other=cpu", "--out", out.string(), "-q"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr("the folder holds files that Parity did not write"));
   EXPECT_THAT(r.output, HasSubstr("--force"));
   EXPECT_EQ(read_all(out / "README.md"), "my notes\n");
   // --force takes the user's word for it.
-  const auto forced =
-      run_parity({"bisect", kModel, "--backend", "cpu", "--out", out.string(), "--force", "-q"});
+  const auto forced = run_parity({"bisect", kModel, "--dim", "batch=1", "--backend", "other=cpu", "--out",
+                                  out.string(), "--force", "-q"});
   EXPECT_EQ(forced.exit_code, 0) << forced.output;
 }
 
@@ -107,7 +108,8 @@ TEST(OutputSafety, BisectOutAcceptsAFolderParityWrote) {
   std::ofstream(out / "repro.json") << R"({"schema": "parity.repro/1"})"
                                     << "\n";
   std::ofstream(out / "README.md") << "written by parity bisect\n";
-  const auto r = run_parity({"bisect", kModel, "--backend", "cpu", "--out", out.string(), "-q"});
+  const auto r = run_parity(
+      {"bisect", kModel, "--dim", "batch=1", "--backend", "other=cpu", "--out", out.string(), "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, Not(HasSubstr("did not write")));
 }
@@ -121,7 +123,8 @@ TEST(OutputSafety, HuntAndSweepOutRefuseAFolderOfTheUsersOwn) {
       run_parity({"hunt", "--backends", "cpu", "--ops", "Relu", "--cases", "1", "--out", out.string(), "-q"});
   EXPECT_EQ(hunt.exit_code, 2) << hunt.output;
   EXPECT_THAT(hunt.output, HasSubstr("--force"));
-  const auto sweep = run_parity({"sweep", kModel, "--backends", "cpu", "--out", out.string(), "-q"});
+  const auto sweep =
+      run_parity({"sweep", kModel, "--dim", "batch=1", "--backends", "cpu", "--out", out.string(), "-q"});
   EXPECT_EQ(sweep.exit_code, 2) << sweep.output;
   EXPECT_THAT(sweep.output, HasSubstr("--force"));
   EXPECT_EQ(read_all(out / "model.onnx"), "the user's model\n");
