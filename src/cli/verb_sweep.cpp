@@ -195,8 +195,10 @@ int exit_code_for(const sweep::SweepPlan& plan, const std::vector<sweep::CellRes
 }
 
 Result<VerbOutput> run(const SweepArgs& a) {
-  // Before plan_from_args: a generated fp16 variant is written into the folder.
-  if (!a.list && a.write_plan.empty() && (!a.out_dir.empty() || !a.model.empty()))
+  // Before plan_from_args: a generated fp16 variant is written into the folder. Without --out or
+  // MODEL (a --plan run), the folder is known only from the plan, below.
+  const bool checked = !a.list && a.write_plan.empty() && (!a.out_dir.empty() || !a.model.empty());
+  if (checked)
     PARITY_TRY(check_out_folder(!a.out_dir.empty() ? fs::path(a.out_dir) : generated_dir(a), a.force));
   PARITY_ASSIGN_OR_RETURN(plan, plan_from_args(a));
   if (a.list) return VerbOutput{report::sweep_cell_list(plan), nullptr};
@@ -209,7 +211,7 @@ Result<VerbOutput> run(const SweepArgs& a) {
   }
   sweep::SweepRun run;
   run.out_dir = !a.out_dir.empty() ? fs::path(a.out_dir) : fs::path("sweep-" + plan.model.stem().string());
-  PARITY_TRY(check_out_folder(run.out_dir, a.force));
+  if (!checked) PARITY_TRY(check_out_folder(run.out_dir, a.force));
   run.resume = a.resume;
   run.only_cell = a.cell;
   PARITY_ASSIGN_OR_RETURN(results, sweep::run_sweep(plan, run, progress_for(a.common)));
