@@ -681,9 +681,17 @@ Status Bisector::explain_culprit() {
                             "' reads only graph inputs and initializers, so suspect the weight path (how its "
                             "weights, scales or zero points are read) before the network structure");
   if (options_.repro_dir && report_.isolation.attempted && !iso_model_.empty()) {
-    PARITY_TRY(write_repro_folder(options_, report_, {iso_model_, iso_inputs_, iso_expected_, iso_observed_},
-                                  *options_.repro_dir));
-    report_.repro_dir = *options_.repro_dir;
+    // A folder that cannot be written (full disk) loses only itself: the finished bisect is still
+    // reported, its JSON written, and the verb says which folder failed.
+    if (auto w = write_repro_folder(
+            options_, report_, {iso_model_, iso_inputs_, iso_expected_, iso_observed_}, *options_.repro_dir);
+        w.ok())
+      report_.repro_dir = *options_.repro_dir;
+    else {
+      report_.repro_error = w.error();
+      report_.repro_error->message =
+          "the repro folder " + options_.repro_dir->string() + " was not written: " + w.error().message;
+    }
   }
   return ok_status();
 }

@@ -128,6 +128,7 @@ struct BisectReport {
   double plain_run_ms = 0;  // wall time of the plain target run, for the cost ratio
   std::vector<RunCost> runs;
   std::optional<std::filesystem::path> repro_dir;
+  std::optional<Error> repro_error;   // --out could not be written (names the file and the reason)
   std::optional<Error> target_error;  // the target could not be run at all (exit 3)
   // Stopped by a signal: the compared rows of `tensors` stand, and nothing else is a verdict
   // (no first divergent tensor, no "no divergence", no target error).

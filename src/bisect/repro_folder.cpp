@@ -30,8 +30,9 @@ Status write_test_data_set(const fs::path& dir, const std::string& target_label,
                            const std::vector<NamedTensor>& inputs, const std::vector<NamedTensor>& expected,
                            const std::vector<NamedTensor>& observed) {
   const fs::path set = dir / "test_data_set_0";
+  const std::string label_dir = safe_file_name(target_label);  // a label is the user's text
   std::error_code ec;
-  fs::create_directories(set / target_label, ec);
+  fs::create_directories(set / label_dir, ec);
   if (ec)
     return make_error(ErrorKind::io, Stage::write_output,
                       "cannot create " + dir.string() + ": " + ec.message());
@@ -43,16 +44,13 @@ Status write_test_data_set(const fs::path& dir, const std::string& target_label,
   };
   PARITY_TRY(write_all(set, "input_", inputs));
   PARITY_TRY(write_all(set, "output_", expected));
-  return write_all(set / target_label, "output_", observed);
+  return write_all(set / label_dir, "output_", observed);
 }
 
 Status write_repro_folder(const BisectOptions& options, const BisectReport& report, const ReproCase& c,
                           const fs::path& dir) {
   PARITY_TRY(write_test_data_set(dir, options.target.label, c.inputs, c.expected, c.observed));
-  std::error_code ec;
-  fs::copy_file(c.model, dir / "model.onnx", fs::copy_options::overwrite_existing, ec);
-  if (ec)
-    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + (dir / "model.onnx").string());
+  PARITY_TRY(copy_file_to(c.model, dir / "model.onnx"));
   // Cuts carry their weights inline; a whole (exposed) model brings its external data files along.
   PARITY_ASSIGN_OR_RETURN(info, model::inspect_model(c.model));
   PARITY_TRY(model::provide_external_files(c.model, info.external_files, dir));
@@ -101,7 +99,8 @@ Status write_repro_folder(const BisectOptions& options, const BisectReport& repo
      << "- `model.onnx`: the isolated model; initializers kept as in the original\n"
      << "- `test_data_set_0/input_K.pb`: its inputs (captured reference values), ONNX test-data layout\n"
      << "- `test_data_set_0/output_K.pb`: the reference backend's outputs (expected)\n"
-     << "- `test_data_set_0/" << options.target.label << "/output_K.pb`: what the target returned\n\n"
+     << "- `test_data_set_0/" << safe_file_name(options.target.label)
+     << "/output_K.pb`: what the target returned\n\n"
      << "## Reproduce\n\n"
      << "```\n"
      << shell_join({"parity", "verify", dir.string()}) << "\n```\n\n"

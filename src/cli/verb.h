@@ -45,8 +45,9 @@ int exit_code_for(const Error& e);
 // Prints "parity VERB: message" and the hint to stderr; returns exit_code_for(e).
 int report_failure(std::string_view verb, const Error& e);
 
-// Writes a verb's JSON report: nothing for an empty path, stdout for "-", else the file (checked,
-// through a temporary and a rename). Returns kExitOk or report_failure's code.
+// Writes a verb's JSON report: nothing for an empty path, else through write_text_file (stdout for
+// "-" or /dev/stdout; a device, FIFO or link in place; a file through a temporary and a rename).
+// Returns kExitOk or report_failure's code.
 int emit_json(std::string_view verb, const std::string& path, const nlohmann::json& j, int indent = 2);
 
 // A mistake in the invocation (bad_input at parse_args, exit 2): the one constructor all verbs use.
@@ -60,6 +61,9 @@ struct VerbOutput {
   int exit_code = kExitOk;  // once text and JSON are written
   // Other documents the verb was asked for (--html FILE): path and contents, written after the JSON.
   std::vector<std::pair<std::string, std::string>> documents = {};
+  // Destinations the verb itself could not write while it ran (a repro folder, --save-io): said
+  // after every other destination is written, and the exit status is then theirs.
+  std::vector<Error> failed_outputs = {};
 };
 
 // A verb whose invocation selects no work: "nothing to do: <why>" and kExitNothing, so a CI job
@@ -68,7 +72,9 @@ VerbOutput nothing_to_do(std::string_view verb, const std::string& why);
 
 // The one ending of every verb: a failed verb (the error) is printed with its hint and mapped by
 // exit_code_for; otherwise the text is printed, the JSON written to `json_path` (if any) and the
-// documents to theirs, and out.exit_code returned, unless a write fails (then its error's code).
+// documents to theirs, each regardless of the others (a full disk loses only what it cannot hold),
+// and out.exit_code returned, unless a write failed or out.failed_outputs holds one (then every
+// failure is said, and the first one's code returned).
 // Once a stop was requested (core/interrupt.h), the JSON object gets "interrupted": true unless the
 // verb set it, and the text a closing "interrupted" line; a verb stopped before it had anything to
 // report (an interrupted Error) still writes {"interrupted": true, "error": ...} to its --json.

@@ -15,6 +15,7 @@
 #include "cli/report_files.h"
 #include "cli/verb.h"
 #include "core/interrupt.h"
+#include "core/out_folder.h"
 #include "model/graph_facts.h"
 #include "report/bisect_document.h"
 #include "report/bisect_report.h"
@@ -31,6 +32,7 @@ struct BisectArgs {
   std::string reference = "cpu";
   ToleranceArgs tolerance;
   std::string out_dir;
+  bool force = false;       // --force: write --out into a folder Parity did not write
   std::string batch_bytes;  // --batch-bytes: overrides the share of --max-memory for exposure
   ReportFiles report_files;
 };
@@ -83,12 +85,14 @@ Result<bisect::BisectOptions> build_options(const BisectArgs& a) {
 }
 
 Result<VerbOutput> run_bisect_verb(const BisectArgs& args) {
+  if (!args.out_dir.empty()) PARITY_TRY(check_out_folder(args.out_dir, args.force));
   PARITY_ASSIGN_OR_RETURN(options, build_options(args));
   PARITY_ASSIGN_OR_RETURN(report, bisect::run_bisect(options, progress_for(args.common)));
   const int code = report.target_error                               ? kExitCannotRun
                    : report.first_divergent || report.final_mismatch ? kExitFinding
                                                                      : kExitOk;
   VerbOutput out{report::bisect_text(report), report::bisect_to_json(report), 2, code};
+  if (report.repro_error) out.failed_outputs.push_back(*report.repro_error);
   if (args.report_files.wanted()) {
     // The culprit's attributes and weights: from the model, else (a node of an inlined If, which
     // only the rewritten copy holds) from the repro folder's isolated subgraph.
@@ -179,7 +183,9 @@ void declare_bisect(CLI::App& cmd, BisectArgs& a) {
   add_reference_option(cmd, a.reference);
   add_input_options(cmd, a.inputs);
   add_tolerance_options(cmd, a.tolerance, "every tensor");
-  cmd.add_option("-o,--out", a.out_dir, "write a repro folder for the culprit to DIR");
+  cmd.add_option("-o,--out", a.out_dir,
+                 "write a repro folder for the culprit to DIR (new, empty or Parity's own; see --force)");
+  cmd.add_flag("--force", a.force, "let --out write into a folder holding files Parity did not write");
   add_report_options(cmd, a.report_files,
                      "the error of every tensor along the network with the first divergent node marked, and "
                      "the culprit's inputs, attributes and weights");

@@ -5,6 +5,7 @@
 #include "cli/common_options.h"
 #include "cli/report_files.h"
 #include "cli/verb.h"
+#include "core/out_folder.h"
 #include "core/parallel_for.h"
 #include "core/shell_words.h"
 #include "core/text.h"
@@ -30,6 +31,7 @@ struct HuntArgs {
   bool reduce = true;
   int max_reduce_runs = 48;
   std::string out_dir, journal;
+  bool force = false;  // --force: write --out into a folder Parity did not write
   bool list = false;
   ReportFiles report_files;
   std::vector<std::string> argv;  // for the finding folders' "found with"
@@ -87,6 +89,7 @@ Result<hunt::HuntOptions> build_options(const HuntArgs& a) {
 
 Result<VerbOutput> run(const HuntArgs& a) {
   if (a.list) return VerbOutput{spaces_text(), nullptr, 2, kExitOk};
+  if (!a.out_dir.empty()) PARITY_TRY(check_out_folder(a.out_dir, a.force));
   PARITY_ASSIGN_OR_RETURN(options, build_options(a));
   if (options.cases == 0) return nothing_to_do("hunt", "--cases 0 draws no case");
   PARITY_ASSIGN_OR_RETURN(report, hunt::run_hunt(options, progress_for(a.common)));
@@ -143,7 +146,9 @@ void declare_hunt(CLI::App& cmd, HuntArgs& a) {
   add_switch(cmd, "reduce", a.reduce, "reduce and cluster failures into findings");
   cmd.add_option("--max-reduce-runs", a.max_reduce_runs, "runs one failure's reduction may take")
       ->capture_default_str();
-  cmd.add_option("--out", a.out_dir, "write a finding folder per finding under DIR");
+  cmd.add_option("--out", a.out_dir,
+                 "write a finding folder per finding under DIR (new, empty or Parity's own; see --force)");
+  cmd.add_flag("--force", a.force, "let --out write into a folder holding files Parity did not write");
   cmd.add_option("--journal", a.journal, "JSON lines of finished cases: resumed from, appended to");
   cmd.add_flag("--list", a.list, "print the op spaces and their parameters, and exit");
   add_report_options(cmd, a.report_files,

@@ -53,7 +53,7 @@ int emit(std::string_view verb, const std::string& json_path, const Result<VerbO
                        {"error", error_to_json(out.error())}});
     return report_failure(verb, out.error());
   }
-  std::FILE* stream = json_path == "-" ? stderr : stdout;
+  std::FILE* stream = names_stdout(json_path) ? stderr : stdout;
   nlohmann::json json = out->json;
   // Control characters a model or record put in the text are escaped before Parity's own colour
   // is added, so only Parity's escapes reach the terminal.
@@ -65,19 +65,23 @@ int emit(std::string_view verb, const std::string& json_path, const Result<VerbO
     if (json.is_object()) json["interrupted"] = true;
   }
   std::fputs(colour_wanted(stream) ? colour_verdicts(text).c_str() : text.c_str(), stream);
-  if (!json.is_null())
-    if (int rc = emit_json(verb, json_path, json, out->json_indent); rc != kExitOk) return rc;
+  std::fflush(stream);
+  // Every destination is tried whatever became of the others; the first failure sets the status.
+  int failed = kExitOk;
+  const auto note = [&](int rc) {
+    if (failed == kExitOk) failed = rc;
+  };
+  if (!json.is_null()) note(emit_json(verb, json_path, json, out->json_indent));
   for (const auto& [path, contents] : out->documents)
-    if (auto st = write_text_file(path, contents); !st.ok()) return report_failure(verb, st.error());
-  return out->exit_code;
+    if (auto st = write_text_file(path, contents); !st.ok()) note(report_failure(verb, st.error()));
+  for (const auto& e : out->failed_outputs) note(report_failure(verb, e));
+  return failed != kExitOk ? failed : out->exit_code;
 }
 
 int emit_json(std::string_view verb, const std::string& path, const nlohmann::json& j, int indent) {
   if (path.empty()) return kExitOk;
-  if (path == "-") {
-    std::cout << j.dump(indent) << std::endl;
-    return kExitOk;
-  }
+  std::cout.flush();  // the JSON may go to descriptor 1 directly, after what stdio holds
+  std::fflush(stdout);
   if (auto st = write_text_file(path, j.dump(indent) + "\n"); !st.ok())
     return report_failure(verb, st.error());
   return kExitOk;

@@ -65,6 +65,7 @@ Result<VerbOutput> run(const ProbeArgs& args) {
   PARITY_ASSIGN_OR_RETURN(report, probe::run_probe(options, progress_for(args.common)));
   VerbOutput out{report::probe_table(report), report::probe_to_json(report), 2,
                  report.all_ok(args.allow_inconclusive) ? kExitOk : kExitFinding};
+  if (report.save_io_error) out.failed_outputs.push_back(*report.save_io_error);
   if (args.report_files.wanted())
     add_report_documents(out, args.report_files, report::probe_document(report));
   return out;

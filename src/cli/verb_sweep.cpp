@@ -7,6 +7,7 @@
 #include "cli/input_options.h"
 #include "cli/report_files.h"
 #include "cli/verb.h"
+#include "core/out_folder.h"
 #include "core/text.h"
 #include "model/fp16_convert.h"
 #include "model/onnx_model.h"
@@ -35,6 +36,7 @@ struct SweepArgs {
   double budget_margin = 0.1;
   InputArgs inputs;
   std::string out_dir;
+  bool force = false;  // --force: write --out into a folder Parity did not write
   bool resume = false;
   std::string write_plan, plan;
   std::optional<std::size_t> cell;
@@ -193,6 +195,11 @@ int exit_code_for(const sweep::SweepPlan& plan, const std::vector<sweep::CellRes
 }
 
 Result<VerbOutput> run(const SweepArgs& a) {
+  // Before plan_from_args: a generated fp16 variant is written into the folder. Without --out or
+  // MODEL (a --plan run), the folder is known only from the plan, below.
+  const bool checked = !a.list && a.write_plan.empty() && (!a.out_dir.empty() || !a.model.empty());
+  if (checked)
+    PARITY_TRY(check_out_folder(!a.out_dir.empty() ? fs::path(a.out_dir) : generated_dir(a), a.force));
   PARITY_ASSIGN_OR_RETURN(plan, plan_from_args(a));
   if (a.list) return VerbOutput{report::sweep_cell_list(plan), nullptr};
   if (!a.write_plan.empty()) {
@@ -204,6 +211,7 @@ Result<VerbOutput> run(const SweepArgs& a) {
   }
   sweep::SweepRun run;
   run.out_dir = !a.out_dir.empty() ? fs::path(a.out_dir) : fs::path("sweep-" + plan.model.stem().string());
+  if (!checked) PARITY_TRY(check_out_folder(run.out_dir, a.force));
   run.resume = a.resume;
   run.only_cell = a.cell;
   PARITY_ASSIGN_OR_RETURN(results, sweep::run_sweep(plan, run, progress_for(a.common)));
@@ -285,7 +293,10 @@ void declare_sweep(CLI::App& cmd, SweepArgs& a) {
                  "the suggested size budget stays this share of pixels below the largest correct size")
       ->capture_default_str();
   add_input_options(cmd, a.inputs);
-  cmd.add_option("--out", a.out_dir, "folder for plan.json and results*.jsonl (default: sweep-MODEL_STEM)");
+  cmd.add_option(
+      "--out", a.out_dir,
+      "folder for plan.json and results*.jsonl (default: sweep-MODEL_STEM); new, empty or Parity's own");
+  cmd.add_flag("--force", a.force, "let --out write into a folder holding files Parity did not write");
   cmd.add_flag("--resume", a.resume, "keep the cells --out already holds and run the rest");
   cmd.add_option("--write-plan", a.write_plan,
                  "write the plan (every cell, every spec resolved) to FILE, run nothing");

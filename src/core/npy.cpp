@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/file_io.h"
+
 namespace parity {
 namespace {
 
@@ -329,14 +331,7 @@ Status write_npy(const std::filesystem::path& path, const Tensor& t) {
     return make_error(ErrorKind::bad_input, Stage::write_output,
                       "cannot write " + std::string(dtype_name(t.dtype())) + " tensor to " + path.string() +
                           ": numpy has no such dtype");
-  const std::string bytes = serialize_npy(t);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    return make_error(ErrorKind::io, Stage::write_output, "cannot open " + path.string() + " for writing");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return make_error(ErrorKind::io, Stage::write_output, "error writing " + path.string());
-  return ok_status();
+  return write_text_file(path, serialize_npy(t));
 }
 
 }  // namespace parity

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/child_process.h"
+#include "core/file_io.h"
 #include "core/npy.h"
 #include "guard/self_checks.h"
 
@@ -74,7 +75,7 @@ double colour_shift(const Tensor& in, const Tensor& out) {
 
 CheckResult run_predicate(const std::string& command, const NamedTensor& out, const std::string& scratch) {
   CheckResult r{"predicate", false, ""};
-  const std::string file = scratch + "/" + out.name + ".npy";
+  const std::string file = scratch + "/" + safe_file_name(out.name) + ".npy";  // the name is the model's
   if (auto w = write_npy(file, out.tensor); !w.ok()) {
     r.detail = "could not save the output for the predicate: " + w.error().message;
     return r;

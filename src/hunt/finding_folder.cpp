@@ -81,7 +81,7 @@ Status write_finding_folder(const Finding& f, const model::OpModel& op,
       facts.target.label, facts.target.ep, facts.runtime_version.empty() ? "?" : facts.runtime_version,
       facts.adapter.empty() ? "-" : facts.adapter, facts.reference.label, f.measured, facts.target.label,
       edges, nodes.size() == 1 ? std::string("one-node") : fmt::format("{}-node", nodes.size()),
-      facts.target.label, dir.string(), facts.command);
+      safe_file_name(facts.target.label), dir.string(), facts.command);
   return write_text_file(dir / "README.md", readme);
 }
 

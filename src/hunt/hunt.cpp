@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "bisect/tensor_check.h"
+#include "core/file_io.h"
 #include "core/interrupt.h"
 #include "core/run_lock.h"
 #include "core/scratch_dir.h"
@@ -245,8 +246,9 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
     if (!done.count(i)) todo.push_back(i);
   std::atomic<std::size_t> next{0};
   std::atomic<int> finished{0}, failing{0};
-  std::ofstream journal;
-  if (o_.journal) journal.open(*o_.journal, std::ios::app);
+  // A journal that cannot be written is said before any case runs, not found missing on resume.
+  if (o_.journal) PARITY_TRY(append_text_file(*o_.journal, ""));
+  bool journal_failed = false;
   std::vector<std::size_t> all_targets(o_.targets.size());
   for (std::size_t t = 0; t < all_targets.size(); ++t) all_targets[t] = t;
   std::optional<Error> plan_error;
@@ -318,7 +320,11 @@ Status Hunter::run_cases(HuntReport& report, const std::set<int>& done) {
       const int n = ++finished;
       if (bad) ++failing;
       std::lock_guard lock(report_mu_);
-      if (journal.is_open()) journal << case_to_json_line(c) << "\n" << std::flush;
+      if (o_.journal && !journal_failed)
+        if (auto w = append_text_file(*o_.journal, case_to_json_line(c) + "\n"); !w.ok()) {
+          journal_failed = true;  // said once; the hunt goes on and its report is still written
+          say(w.error().message);
+        }
       report.cases.push_back(std::move(c));
       if (n % 25 == 0 || n == static_cast<int>(todo.size())) {
         const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();

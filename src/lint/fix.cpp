@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/file_io.h"
 #include "core/scratch_dir.h"
 #include "core/text.h"
 #include "model/graph_facts.h"
@@ -189,11 +190,7 @@ Result<FixReport> fix_model(const FixOptions& o, const LintReport& lint,
                                b.status == probe::BackendStatus::ok, worst_detail(b)});
   }
   if (!report.reference_same) return report;  // not an exact rewrite after all: nothing written
-  std::error_code ec;
-  fs::copy_file(candidate, o.out, fs::copy_options::overwrite_existing, ec);
-  if (ec)
-    return make_error(ErrorKind::io, Stage::write_output,
-                      "cannot write " + o.out.string() + ": " + ec.message(), "pick a writable --fix path");
+  PARITY_TRY(copy_file_to(candidate, o.out));
   report.written = true;
   return report;
 }

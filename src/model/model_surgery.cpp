@@ -3,7 +3,6 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
-#include <fstream>
 #include <new>
 #include <unordered_map>
 #include <unordered_set>
@@ -447,12 +446,11 @@ Status ModelSurgery::write_exposed(const std::filesystem::path& dst,
   // without serializing every weight again (ViT-B/16: 330 MB, ~0.5 s a round). Were the file
   // changed since it was read, the model in memory is written whole instead.
   std::error_code ec;
-  if (!impl_->source.empty() && std::filesystem::file_size(impl_->source, ec) == impl_->source_size && !ec &&
-      std::filesystem::copy_file(impl_->source, dst, std::filesystem::copy_options::overwrite_existing, ec)) {
-    std::ofstream f(dst, std::ios::binary | std::ios::app);
-    if (!extra.SerializeToOstream(&f) || !(f.close(), f))
-      return make_error(ErrorKind::io, Stage::write_output, "cannot write " + dst.string(),
-                        "check the disk space");
+  if (!impl_->source.empty() && std::filesystem::file_size(impl_->source, ec) == impl_->source_size && !ec) {
+    PARITY_ASSIGN_OR_RETURN(f, OutputFile::open(dst));
+    PARITY_TRY(f.copy_from(impl_->source));
+    PARITY_TRY(detail::serialize_into(extra, f));
+    PARITY_TRY(f.commit());
   } else {
     onnx::ModelProto whole = impl_->model;
     whole.mutable_graph()->MergeFrom(g);

@@ -289,20 +289,17 @@ Error parse_failure(std::string_view bytes, const pb::Descriptor& type, const st
              "the file is damaged: export it again");
 }
 
+Status serialize_into(const google::protobuf::MessageLite& m, OutputFile& out) {
+  errno = 0;
+  if (m.SerializeToFileDescriptor(out.fd())) return ok_status();
+  return out.failure("cannot write the model", errno);
+}
+
 Status save_model(const onnx::ModelProto& m, const std::filesystem::path& dst) {
   // Serialized straight into the file: a model of 330 MB is not first held twice in memory.
-  std::ofstream f(dst, std::ios::binary | std::ios::trunc);
-  if (!f)
-    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + dst.string(),
-                      "check that the folder exists and is writable");
-  if (!m.SerializeToOstream(&f))
-    return make_error(ErrorKind::io, Stage::write_output, "cannot write the model to " + dst.string(),
-                      "check the disk space");
-  f.close();
-  if (!f)
-    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + dst.string(),
-                      "check the disk space");
-  return ok_status();
+  PARITY_ASSIGN_OR_RETURN(f, OutputFile::open(dst));
+  PARITY_TRY(serialize_into(m, f));
+  return f.commit();
 }
 
 }  // namespace parity::model::detail

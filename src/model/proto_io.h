@@ -9,12 +9,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/file_io.h"
 #include "parity/result.h"
 #include "parity/tensor.h"
 
 namespace google::protobuf {
 class Descriptor;
 class Message;
+class MessageLite;
 namespace io {
 class ZeroCopyInputStream;
 }  // namespace io
@@ -70,6 +72,9 @@ Error parse_failure(std::string_view bytes, const google::protobuf::Descriptor& 
 
 // Serializes `m` to `dst` (truncating it); internal error if protobuf cannot, io error if the write fails.
 Status save_model(const onnx::ModelProto& m, const std::filesystem::path& dst);
+
+// Serializes `m` straight into `out`'s descriptor (no copy held in memory); io error naming it.
+Status serialize_into(const google::protobuf::MessageLite& m, OutputFile& out);
 
 // Decodes a TensorProto already parsed (an initializer, a Constant's value) with the rules and
 // errors of parse_tensor_proto (tensor_proto.cpp): raw_data or typed fields, external data refused.

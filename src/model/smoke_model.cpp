@@ -2,7 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include <fstream>
+#include "model/proto_io.h"
 
 namespace parity::model {
 namespace {
@@ -53,11 +53,7 @@ onnx::ModelProto smoke_model() {
 std::string smoke_model_bytes() { return smoke_model().SerializeAsString(); }
 
 Status write_smoke_model(const std::filesystem::path& path) {
-  const onnx::ModelProto m = smoke_model();
-  std::ofstream f(path, std::ios::binary);
-  if (!f || !m.SerializeToOstream(&f))
-    return make_error(ErrorKind::io, Stage::write_output, "cannot write " + path.string());
-  return ok_status();
+  return detail::save_model(smoke_model(), path);
 }
 
 }  // namespace parity::model

@@ -3,14 +3,13 @@
 #include <onnx/onnx_pb.h>
 
 #include <bit>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <new>
 #include <span>
 #include <system_error>
 #include <vector>
 
+#include "core/file_io.h"
 #include "model/proto_io.h"
 
 namespace parity::model {
@@ -307,21 +306,8 @@ Status write_tensor_proto(const std::filesystem::path& path, const NamedTensor& 
                         shown + ": tensor '" + t.name + "' needs " + std::to_string(p.ByteSizeLong()) +
                             " bytes; a TensorProto cannot exceed 2 GiB",
                         "save the tensor as .npy instead");
-    const std::string bytes = p.SerializeAsString();
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out)
-      return make_error(ErrorKind::io, Stage::write_output,
-                        shown + ": cannot create tensor file: " + std::strerror(errno),
-                        "check that the folder exists and is writable");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (out) return ok_status();
-    const int err = errno;
-    std::error_code ignored;
-    std::filesystem::remove(path, ignored);  // a half-written .pb would later read as "truncated"
-    return make_error(ErrorKind::io, Stage::write_output,
-                      shown + ": cannot write tensor: " + std::strerror(err),
-                      "check that the disk has space");
+    // Through a temporary and a rename: a half-written .pb would later read as "truncated".
+    return write_text_file(path, p.SerializeAsString());
   } catch (const std::bad_alloc&) {
     return make_error(ErrorKind::oom, Stage::write_output, shown + ": out of memory while writing the tensor",
                       "free memory or use a machine with more RAM");

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/file_io.h"
 #include "core/interrupt.h"
 #include "model/tensor_proto.h"
 #include "parity/version.h"
@@ -185,6 +186,7 @@ struct ProbeState {
   // Every sample's outputs of each mismatching row (by index in the order), kept while the
   // reference's optimizer is a suspect (optimizer_suspect) to judge them again.
   std::map<std::size_t, std::vector<std::vector<NamedTensor>>> suspects;
+  std::optional<Error> save_io_error;  // the first --save-io write that failed; no more are tried
 };
 
 // True when the reference's own optimizer may be what a mismatch measures: its lossy rewrites are
@@ -222,7 +224,7 @@ Status save_io(const std::filesystem::path& dir, const BackendReport& br, std::s
     PARITY_TRY(save_tensors(set, "input_", inputs));
     PARITY_TRY(save_tensors(set, "output_", outputs));
   }
-  return save_tensors(set / br.name, "output_", outputs);
+  return save_tensors(set / safe_file_name(br.name), "output_", outputs);
 }
 
 // Keeps the reference's outputs of sample `s`; the first sample also gives its report rows.
@@ -397,7 +399,13 @@ Result<BackendReport> judge_backend(const ProbeOptions& options, const InputPlan
       br.notes.push_back(arithmetic_note(arithmetic));
     for (std::size_t s = 0; s < plan.samples.size(); ++s) {
       auto& outputs = s == 0 ? result.outputs : result.more_outputs[s - 1];
-      if (options.save_io) PARITY_TRY(save_io(*options.save_io, br, s, plan.samples[s], outputs));
+      // A --save-io folder that cannot be written loses only itself: the probe is still judged and reported.
+      if (options.save_io && !state.save_io_error)
+        if (auto w = save_io(*options.save_io, br, s, plan.samples[s], outputs); !w.ok()) {
+          state.save_io_error = w.error();
+          state.save_io_error->message =
+              "the --save-io folder " + options.save_io->string() + " was not written: " + w.error().message;
+        }
       if (br.is_reference)
         take_reference(options, s, std::move(outputs), state, worst);
       else if (!state.reference_error)
@@ -531,6 +539,7 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
   }
   if (!state.suspects.empty() && !interrupted())
     PARITY_TRY(weigh_reference_optimizer(options, plan, order, runner, state, report, progress));
+  report.save_io_error = state.save_io_error;
   return report;
 }
 

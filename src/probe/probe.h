@@ -137,6 +137,7 @@ struct ProbeReport {
   // mismatch the rerun explains (it matches the unoptimized reference) is inconclusive, never a
   // mismatch: the reference is the suspect.
   std::string reference_spread;
+  std::optional<Error> save_io_error;  // --save-io could not be written (names the file and reason)
   // Every backend ok; with `allow_inconclusive`, inconclusive rows count as ok too. Never when
   // interrupted.
   bool all_ok(bool allow_inconclusive = false) const;

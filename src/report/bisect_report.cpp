@@ -101,6 +101,7 @@ json bisect_to_json(const bisect::BisectReport& r) {
                     {"metrics", metrics_json(r.isolation.metrics)},
                     {"note", r.isolation.note}};
   j["repro_dir"] = r.repro_dir ? json(r.repro_dir->string()) : json(nullptr);
+  if (r.repro_error) j["repro_error"] = r.repro_error->message;
   j["error"] = r.target_error ? error_to_json(*r.target_error) : json(nullptr);
   if (r.interrupted) {  // only then, so an uninterrupted report keeps its shape
     j["interrupted"] = true;

@@ -1,11 +1,6 @@
 #include "sweep/sweep_files.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -279,20 +274,7 @@ Result<SweepPlan> read_plan(const std::filesystem::path& path) {
 
 Status append_result(const std::filesystem::path& path, const CellResult& r) {
   const std::string line = cell_to_json(r).dump() + "\n";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  auto fail = [&](const char* what) {
-    const std::string reason = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    return make_error(ErrorKind::io, Stage::write_output, path.string() + ": cannot " + what + ": " + reason,
-                      "check the --out folder's permissions and free space");
-  };
-  if (fd < 0) return fail("open the results file");
-  // One write of the whole line: O_APPEND keeps lines of parallel writers whole on a local disk.
-  if (::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
-    return fail("append a result");
-  if (::fsync(fd) != 0) return fail("sync the results file");
-  ::close(fd);
-  return ok_status();
+  return append_text_file(path, line);
 }
 
 // Why result `r` is not the plan's cell r.index; empty when it is.

@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "guard/guard_fixtures.h"
 #include "support/json_file.h"
 #include "support/requirements.h"
@@ -81,6 +83,27 @@ TEST(AcceptCli, AFailingUserPredicateFailsTheGate) {
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
   EXPECT_THAT(bad.output,
               HasSubstr("task check predicate: `echo face not found; exit 3 #` exited 3: face not found"));
+}
+
+// The model names its output "../../…/tmp/parity-hostile-name/pwned" (tests/models/models_hostile.py):
+// the .npy given to the predicate stays in Parity's scratch folder, under a sanitised name.
+TEST(AcceptCli, AModelsOutputNameNeverBecomesAPathOutsideTheScratchFolder) {
+  TempDir dir;
+  const std::filesystem::path outside = "/tmp/parity-hostile-name";
+  std::filesystem::create_directories(outside);  // so an unescaped write would succeed, and show
+  struct Cleanup {
+    std::filesystem::path p;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(p, ec);
+    }
+  } cleanup{outside};
+  write_manifest(dir, manifest_with("guard_upscale_hostile_name", fit("cpu", "guard_upscale_hostile_name")));
+  const auto r = run_parity({"accept", (dir / "caps.toml").string(), "--sample", kSample, "-b", "cpu",
+                             "--predicate", "echo given; test -s", "--no-cache", "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;  // the predicate got its file
+  EXPECT_FALSE(std::filesystem::exists(outside / "pwned.npy"));
+  EXPECT_TRUE(std::filesystem::is_empty(outside));
 }
 
 // Both browser paths (and the wasm one) through parity-guard.mjs in headless Chromium, on the
