@@ -92,7 +92,7 @@ void BM_TensorTransferBinary(benchmark::State& state) {
   WebServer& server = page.host->server();
   const std::string blob = server.publish_bytes(std::string(bytes, '\x3f'));
   for (auto _ : state) {
-    const std::string slot = server.open_slot();
+    const std::string slot = server.open_slot(1);
     const std::string js = "(async () => { const b = new Float32Array(await (await fetch('" + blob +
                            "')).arrayBuffer()); await fetch('" + slot +
                            "/0', {method: 'POST', body: new Uint8Array(b.buffer)}); return b.length; })()";
