@@ -154,7 +154,7 @@ Result<VerbOutput> run(const ConformanceArgs& a) {
     };
   }
   PARITY_ASSIGN_OR_RETURN(report, conformance::run_conformance(options, progress));
-  if (report.tests.empty()) {
+  if (report.tests_planned == 0) {
     std::string filters;
     for (const auto& f : a.filters) filters += (filters.empty() ? "--filter '" : "', '") + f;
     return nothing_to_do("conformance",

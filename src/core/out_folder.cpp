@@ -5,6 +5,8 @@
 #include <string>
 #include <system_error>
 
+#include "core/run_lock.h"
+
 namespace parity {
 
 namespace fs = std::filesystem;
@@ -28,10 +30,12 @@ bool holds_record(const fs::path& dir) {
   return false;
 }
 
-// A temporary of OutputFile's (".NAME.tmp-XXXXXXXXXX"): another Parity process mid-write.
-bool is_temporary(const fs::path& entry) {
+// Another Parity process at work in the folder: a temporary of OutputFile's
+// (".NAME.tmp-XXXXXXXXXX") or the folder's run lock (core/run_lock.h).
+bool is_in_flight(const fs::path& entry) {
   const std::string name = entry.filename().string();
-  return name.size() > 1 && name[0] == '.' && name.find(".tmp-") != std::string::npos;
+  return name == kRunLockName ||
+         (name.size() > 1 && name[0] == '.' && name.find(".tmp-") != std::string::npos);
 }
 
 }  // namespace
@@ -42,7 +46,7 @@ bool is_parity_folder(const fs::path& dir) {
   bool any = false;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::error_code kind;
-    if (is_temporary(e.path())) continue;
+    if (is_in_flight(e.path())) continue;
     if (!e.is_directory(kind) || !holds_record(e.path())) return false;
     any = true;
   }
@@ -57,8 +61,9 @@ Status check_out_folder(const fs::path& dir, bool force, std::string_view flag) 
     return make_error(ErrorKind::bad_input, Stage::parse_args,
                       std::string(flag) + " " + dir.string() + ": it exists and is not a folder",
                       "give a new folder's name");
-  bool empty = true;  // but for other Parity processes' temporaries (cluster jobs sharing a sweep folder)
-  for (const auto& e : fs::directory_iterator(dir, ec)) empty = empty && is_temporary(e.path());
+  bool empty =
+      true;  // but for other Parity processes' temporaries and locks (cluster jobs sharing a sweep folder)
+  for (const auto& e : fs::directory_iterator(dir, ec)) empty = empty && is_in_flight(e.path());
   if (force || empty || is_parity_folder(dir)) return ok_status();
   return make_error(ErrorKind::bad_input, Stage::parse_args,
                     std::string(flag) + " " + dir.string() +

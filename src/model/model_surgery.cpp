@@ -373,17 +373,7 @@ Result<ModelSurgery> ModelSurgery::open_unguarded(const std::filesystem::path& p
 
 Result<ModelSurgery> ModelSurgery::open(const std::filesystem::path& path) {
   // The module's border: nothing an untrusted file provokes may leave as an exception.
-  try {
-    return open_unguarded(path);
-  } catch (const std::bad_alloc&) {
-    return make_error(ErrorKind::oom, Stage::load_model,
-                      path.string() + ": out of memory analysing the model",
-                      "free memory or use a machine with more RAM");
-  } catch (const std::exception& e) {
-    return make_error(ErrorKind::internal, Stage::load_model,
-                      path.string() + ": unexpected error: " + e.what(),
-                      "this is a bug in Parity: please report it with the file");
-  }
+  return detail::at_model_border(path, [&] { return open_unguarded(path); });
 }
 
 namespace {

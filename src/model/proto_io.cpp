@@ -302,4 +302,13 @@ Status save_model(const onnx::ModelProto& m, const std::filesystem::path& dst) {
   return f.commit();
 }
 
+Error model_border_error(const std::filesystem::path& path, const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return make_error(ErrorKind::oom, Stage::load_model,
+                      path.string() + ": out of memory analysing the model",
+                      "free memory or use a machine with more RAM");
+  return make_error(ErrorKind::internal, Stage::load_model, path.string() + ": unexpected error: " + e.what(),
+                    "this is a bug in Parity: please report it with the file");
+}
+
 }  // namespace parity::model::detail

@@ -4,7 +4,9 @@
 
 #include <climits>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,5 +87,17 @@ Result<NamedTensor> tensor_from_proto(const onnx::TensorProto& p, const std::str
 // drops its external_data entries, so a cut of the model stands alone (external_data.cpp). Errors
 // as external_file_path (external_data.h); a range past the file's end is bad_input.
 Status inline_external_data(onnx::TensorProto& t, const std::filesystem::path& model);
+
+// The model module's border for an analysis of an untrusted file: nothing the file provokes leaves
+// as an exception. bad_alloc -> oom, any other exception -> internal, each naming the file.
+Error model_border_error(const std::filesystem::path& path, const std::exception& e);
+template <class Analyse>
+auto at_model_border(const std::filesystem::path& path, Analyse&& analyse) -> decltype(analyse()) {
+  try {
+    return analyse();
+  } catch (const std::exception& e) {
+    return model_border_error(path, e);
+  }
+}
 
 }  // namespace parity::model::detail

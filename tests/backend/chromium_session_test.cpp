@@ -82,6 +82,8 @@ TEST_F(ChromiumSessionTest, EvaluatesConsoleTimeoutAndCleansUp) {
 int members_of_group(pid_t group, bool zombie_children = false) {
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;  // not a process
     std::ifstream stat(e.path() / "stat");
     std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
     const auto close = text.rfind(')');

@@ -210,10 +210,13 @@ TEST(HuntCli, ASecondHuntOnOneJournalOrFolderIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(journal) && std::filesystem::file_size(journal) > 0)
       << "a refused hunt ran cases";
   {
-    auto held = RunLock::acquire(dir.path() / kRunLockName, "test");
+    const auto out =
+        dir.path() / "findings";  // apart from the journal: --out takes only Parity's own folders
+    std::filesystem::create_directory(out);
+    auto held = RunLock::acquire(out / kRunLockName, "test");
     ASSERT_TRUE(held.ok()) << held.error().describe();
     const auto r = testing::run_parity(
-        {"hunt", "--backends", "same=cpu", "--cases", "2", "--seed", "11", "--out", dir.str()});
+        {"hunt", "--backends", "same=cpu", "--cases", "2", "--seed", "11", "--out", out.string()});
     EXPECT_EQ(r.exit_code, 3) << r.output;
     EXPECT_NE(r.output.find("process " + pid), std::string::npos) << r.output;
   }

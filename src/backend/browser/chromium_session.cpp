@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "backend/browser/browser_trace.h"
@@ -161,18 +163,70 @@ Status ChromiumSession::replace_page(double timeout_s, Stage stage) {
 ChromiumSession::ChromiumSession(ChildProcess child, ScratchDir profile_dir)
     : child_(std::move(child)), profile_dir_(std::move(profile_dir)) {}
 
+namespace {
+
+// Every descendant of `pid` now (its threads' /proc children lists, recursively): Chromium's
+// helpers, some of which leave its process group (the zygote and its renderers).
+std::vector<pid_t> descendants_of(pid_t pid) {
+  std::vector<pid_t> out;
+  std::vector<pid_t> todo{pid};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    std::error_code ec;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/" + std::to_string(p) + "/task", ec)) {
+      std::ifstream children(task.path() / "children");
+      for (long c = 0; children >> c;) {
+        out.push_back(static_cast<pid_t>(c));
+        todo.push_back(static_cast<pid_t>(c));
+      }
+    }
+  }
+  return out;
+}
+
+// This process's own children now.
+std::vector<pid_t> children_of_this_process() {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream children(task.path() / "children");
+    for (long c = 0; children >> c;) out.push_back(static_cast<pid_t>(c));
+  }
+  return out;
+}
+
+}  // namespace
+
 ChromiumSession::~ChromiumSession() {
-  const pid_t group = child_.pid();
+  const pid_t browser = child_.pid();
+  std::vector<pid_t> helpers = browser > 0 ? descendants_of(browser) : std::vector<pid_t>{};
+  // Crashpad's handlers daemonize (double fork): they left Chromium's tree at launch and are children
+  // of Parity already. They are the children of ours that run a program from Chromium's own folder.
+  std::error_code ec;
+  const auto folder =
+      std::filesystem::read_symlink("/proc/" + std::to_string(browser) + "/exe", ec).parent_path();
+  if (!ec && !folder.empty())
+    for (const pid_t c : children_of_this_process()) {
+      std::error_code exe_ec;
+      const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(c) + "/exe", exe_ec);
+      if (!exe_ec && exe.parent_path() == folder && c != browser) helpers.push_back(c);
+    }
   child_.kill_group(SIGKILL);
+  for (const pid_t h : helpers) ::kill(h, SIGKILL);  // those outside the group too
   child_.wait();  // before profile_dir_ goes: Chromium writes into it until it is dead
-  // Chromium's helpers (zygote, renderer, GPU process) were its children: killed with the group,
-  // they became ours when it died (launch() makes Parity a child subreaper), so they are reaped
-  // here, now, instead of lingering as zombies until init gets round to them (about 2 s).
-  if (group > 0)
+  // Chromium's helpers (zygote, renderer, GPU process) became ours when their parent died (launch()
+  // makes Parity a child subreaper), so they are reaped here, now, instead of lingering as zombies
+  // (about 2 s until init got round to them). Only these pids: a wait for any child would take a
+  // worker's exit status from the thread that waits for it. A helper whose own parent (the zygote)
+  // is not yet dead is not ours yet: it is waited for again, for at most a second.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (const pid_t h : helpers)
     for (;;) {
-      const pid_t r = ::waitpid(-group, nullptr, 0);
-      if (r < 0 && errno == EINTR) continue;
-      if (r < 0) break;  // ECHILD: none of the group left
+      const pid_t r = ::waitpid(h, nullptr, WNOHANG);
+      if (r == h || (r < 0 && errno != ECHILD && errno != EINTR)) break;
+      if (r < 0 && errno == ECHILD && (::kill(h, 0) != 0 || std::chrono::steady_clock::now() > until)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
 }
 

@@ -172,7 +172,7 @@ bool WebServer::admit(const httplib::Request& req, httplib::Response& res) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = slots_.find(m[1].str());
   if (it == slots_.end()) {
-    refuse(res, 403, "no such upload slot");
+    refuse(res, 404, "no such upload slot");
     return false;
   }
   Slot& slot = it->second;
@@ -232,7 +232,7 @@ void WebServer::install_routes() {
              return refuse(res, 400, "the body does not match its Content-Length");
            std::lock_guard<std::mutex> lock(mu_);
            auto it = slots_.find(req.matches[1]);
-           if (it == slots_.end()) return refuse(res, 403, "no such upload slot");
+           if (it == slots_.end()) return refuse(res, 404, "no such upload slot");
            it->second.bodies[std::stoi(req.matches[2])] = std::move(body);
            res.status = 204;
          });
