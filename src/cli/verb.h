@@ -23,7 +23,8 @@ inline constexpr int kExitFinding = 1;  // a mismatch, an inconclusive row or a 
 // Bad invocation; a missing, empty or invalid model or input file (not ONNX, not a manifest, not a
 // repro folder); unwritable output.
 inline constexpr int kExitUsage = 2;
-inline constexpr int kExitCannotRun = 3;  // the verb could not do its work at all (no backend here, a lock held)
+inline constexpr int kExitCannotRun =
+    3;  // the verb could not do its work at all (no backend here, a lock held)
 // Nothing to do: the invocation selects no work (a filter that matches nothing, a backend the verb
 // does not apply to).
 inline constexpr int kExitNothing = 4;

@@ -21,7 +21,8 @@ TEST(ExternalDataCli, ProbeAndBisectRunItOnCpu) {
   ASSERT_TRUE(fs::is_regular_file(kModels + "/external_matmul_add_relu.data"));
   const auto probe = testing::run_parity({"probe", model, "-b", "cpu", "--dim", "batch=2", "-q"});
   EXPECT_EQ(probe.exit_code, 0) << probe.output;
-  const auto bisect = testing::run_parity({"bisect", model, "--backend", "other=cpu", "--dim", "batch=2", "-q"});
+  const auto bisect =
+      testing::run_parity({"bisect", model, "--backend", "other=cpu", "--dim", "batch=2", "-q"});
   EXPECT_EQ(bisect.exit_code, 0) << bisect.output;
 }
 
