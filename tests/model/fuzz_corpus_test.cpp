@@ -25,24 +25,10 @@ std::string read_file(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Deterministic damage: every prefix, every byte flipped, and random bytes spliced in.
+// Deterministic damage: every prefix, every byte flipped, and 64 random runs spliced in (the model
+// paths' sparse_mutations at its densest).
 std::vector<std::string> mutations(const std::string& seed, uint32_t rng_seed) {
-  std::vector<std::string> out{seed};
-  for (std::size_t n = 0; n < seed.size(); ++n) out.push_back(seed.substr(0, n));
-  for (std::size_t i = 0; i < seed.size(); ++i) {
-    std::string flipped = seed;
-    flipped[i] = static_cast<char>(~flipped[i]);
-    out.push_back(std::move(flipped));
-  }
-  std::mt19937 rng(rng_seed);
-  for (int k = 0; k < 64 && !seed.empty(); ++k) {
-    std::string spliced = seed;
-    const std::size_t at = rng() % seed.size();
-    for (std::size_t j = at; j < std::min(seed.size(), at + 1 + rng() % 8); ++j)
-      spliced[j] = static_cast<char>(rng());
-    out.push_back(std::move(spliced));
-  }
-  return out;
+  return fuzz::sparse_mutations(seed, rng_seed, 1, 64);
 }
 
 std::vector<std::string> model_seeds() {
