@@ -8,6 +8,7 @@
 #include "cli/input_options.h"
 #include "cli/report_files.h"
 #include "cli/verb.h"
+#include "core/out_folder.h"
 #include "probe/probe.h"
 #include "report/probe_document.h"
 #include "report/probe_json.h"
@@ -26,6 +27,7 @@ struct ProbeArgs {
   int samples = 1;
   ToleranceArgs tolerance;
   std::string save_io;
+  bool force = false;  // --force: let --save-io write into a folder Parity did not write
   ReportFiles report_files;
   bool allow_inconclusive = false;
   std::string noise_from;
@@ -53,7 +55,10 @@ Result<probe::ProbeOptions> build_options(const ProbeArgs& a) {
   o.tolerance = a.tolerance.fixed();
   in.samples = a.samples;
   o.inputs = std::move(in);
-  if (!a.save_io.empty()) o.save_io = a.save_io;
+  if (!a.save_io.empty()) {
+    PARITY_TRY(check_out_folder(a.save_io, a.force, "--save-io"));
+    o.save_io = a.save_io;
+  }
   o.keep_outputs = a.report_files.wanted();
   o.one_at_a_time = a.one_at_a_time;
   if (const char* fault = std::getenv("PARITY_TEST_FAULT")) o.test_fault_env = fault;
@@ -120,7 +125,9 @@ void declare_probe(CLI::App& cmd, ProbeArgs& a) {
                      "verdict grid, adapters, and for image-like outputs each backend's picture, per-channel "
                      "means and a difference heat map");
   cmd.add_option("--save-io", a.save_io,
-                 "write inputs and every backend's outputs to DIR in the ONNX test-data layout");
+                 "write inputs and every backend's outputs to DIR in the ONNX test-data layout (new, empty "
+                 "or Parity's own; see --force)");
+  cmd.add_flag("--force", a.force, "let --save-io write into a folder holding files Parity did not write");
   add_common_options(cmd, a.common);
 }
 

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The records Parity writes at the top of its folders, each with a "parity.*" schema.
-constexpr const char* kRecords[] = {"repro.json", "finding.json", "plan.json"};
+constexpr const char* kRecords[] = {"repro.json", "finding.json", "plan.json", "io.json"};
 
 bool holds_record(const fs::path& dir) {
   for (const char* name : kRecords) {

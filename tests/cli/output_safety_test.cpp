@@ -130,6 +130,29 @@ TEST(OutputSafety, HuntAndSweepOutRefuseAFolderOfTheUsersOwn) {
   EXPECT_EQ(read_all(out / "model.onnx"), "the user's model\n");
 }
 
+TEST(OutputSafety, SaveIoRefusesAFolderOfTheUsersOwnAndRewritesItsOwn) {
+  TempDir dir;
+  const auto io = dir / "io";
+  fs::create_directory(io);
+  std::ofstream(io / "notes.txt") << "mine\n";
+  const auto refused =
+      run_parity({"probe", kModel, "--dim", "batch=1", "--backends", "cpu", "--save-io", io.string(), "-q"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("--save-io " + io.string() + ": the folder holds files"));
+  EXPECT_FALSE(fs::exists(io / "test_data_set_0")) << refused.output;
+
+  const auto fresh = dir / "fresh";
+  const auto first =
+      run_parity({"probe", kModel, "--dim", "batch=1", "--backends", "cpu", "--save-io", fresh.string(), "-q"});
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(read_json(fresh / "io.json")["schema"], "parity.save_io/1");
+  EXPECT_TRUE(fs::is_regular_file(fresh / "test_data_set_0" / "input_0.pb"));
+  // The folder is Parity's own now: a second run may write it again.
+  const auto again =
+      run_parity({"probe", kModel, "--dim", "batch=1", "--backends", "cpu", "--save-io", fresh.string(), "-q"});
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+}
+
 // A real divergence (ORT's WebGPU EP on a blocked 1-D DequantizeLinear) whose repro folder lies under a
 // regular file: the bisect is still printed and its JSON written, and the error names the folder.
 TEST(OutputSafety, AnUnwritableReproFolderStillGetsTheJsonWritten) {
