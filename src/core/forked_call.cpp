@@ -45,6 +45,9 @@ struct ForkedChild {
   if (::getppid() != parent) ::_exit(127);
   const rlimit no_core{0, 0};  // a crash here is expected input, not a core file to keep
   ::setrlimit(RLIMIT_CORE, &no_core);
+  // Nor is it the host's crash: a handler inherited across fork (an application's crash reporter,
+  // libFuzzer's, a sanitizer's) would file it as one. The child dies of the signal; the parent names it.
+  for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) ::signal(sig, SIG_DFL);
   std::string out;
   try {
     out = work();

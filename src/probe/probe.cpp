@@ -222,13 +222,15 @@ Status mark_save_io_folder(const std::filesystem::path& dir, const std::filesyst
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
-    return make_error(ErrorKind::io, Stage::write_output,
-                      "the --save-io folder " + dir.string() + " was not written: it could not be made: " + ec.message(),
-                      "give a folder that can be written");
+    return make_error(
+        ErrorKind::io, Stage::write_output,
+        "the --save-io folder " + dir.string() + " was not written: it could not be made: " + ec.message(),
+        "give a folder that can be written");
   const nlohmann::json record = {{"schema", "parity.save_io/1"},
                                  {"model", model.string()},
-                                 {"layout", "test_data_set_N/input_K.pb and output_K.pb (the reference's), "
-                                            "test_data_set_N/LABEL/output_K.pb (each backend's)"}};
+                                 {"layout",
+                                  "test_data_set_N/input_K.pb and output_K.pb (the reference's), "
+                                  "test_data_set_N/LABEL/output_K.pb (each backend's)"}};
   if (auto w = write_text_file(dir / "io.json", record.dump(1) + "\n"); !w.ok()) {
     Error e = w.error();
     e.message = "the --save-io folder " + dir.string() + " was not written: " + e.message;
@@ -555,7 +557,8 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
   }
   ProbeState state;
   if (options.save_io)
-    if (auto w = mark_save_io_folder(*options.save_io, options.model_path); !w.ok()) state.save_io_error = w.error();
+    if (auto w = mark_save_io_folder(*options.save_io, options.model_path); !w.ok())
+      state.save_io_error = w.error();
   for (std::size_t bi = 0; bi < order.size() && !interrupted(); ++bi) {
     PARITY_ASSIGN_OR_RETURN(br, judge_backend(options, plan, order[bi], bi, std::move(runs[bi]), state));
     say(progress, order[bi].label + ": " + std::string(to_string(br.status)) + " in " + fmt_ms(br.wall_ms));

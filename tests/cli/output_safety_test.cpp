@@ -142,14 +142,14 @@ TEST(OutputSafety, SaveIoRefusesAFolderOfTheUsersOwnAndRewritesItsOwn) {
   EXPECT_FALSE(fs::exists(io / "test_data_set_0")) << refused.output;
 
   const auto fresh = dir / "fresh";
-  const auto first =
-      run_parity({"probe", kModel, "--dim", "batch=1", "--backends", "cpu", "--save-io", fresh.string(), "-q"});
+  const auto first = run_parity(
+      {"probe", kModel, "--dim", "batch=1", "--backends", "cpu", "--save-io", fresh.string(), "-q"});
   ASSERT_EQ(first.exit_code, 0) << first.output;
   EXPECT_EQ(read_json(fresh / "io.json")["schema"], "parity.save_io/1");
   EXPECT_TRUE(fs::is_regular_file(fresh / "test_data_set_0" / "input_0.pb"));
   // The folder is Parity's own now: a second run may write it again.
-  const auto again =
-      run_parity({"probe", kModel, "--dim", "batch=1", "--backends", "cpu", "--save-io", fresh.string(), "-q"});
+  const auto again = run_parity(
+      {"probe", kModel, "--dim", "batch=1", "--backends", "cpu", "--save-io", fresh.string(), "-q"});
   EXPECT_EQ(again.exit_code, 0) << again.output;
 }
 

@@ -50,7 +50,8 @@ void check_probe_row(const json& row, const json& want) {
     EXPECT_EQ(row["ort_version"], want["ort_version"]);
   }
   if (want.contains("failed_rule")) {  // a rule, or a list of rules any of which may fire
-    const json rules = want["failed_rule"].is_array() ? want["failed_rule"] : json::array({want["failed_rule"]});
+    const json rules =
+        want["failed_rule"].is_array() ? want["failed_rule"] : json::array({want["failed_rule"]});
     bool found = false;
     for (const auto& o : row["outputs"])
       for (const auto& rule : rules) found = found || o["failed_rule"] == rule;
