@@ -8,6 +8,7 @@ namespace parity {
 namespace {
 
 std::atomic<int> g_signal{0};
+std::atomic<bool> g_installed{false};
 
 extern "C" void on_stop_signal(int signal) {
   g_signal.store(signal);
@@ -18,8 +19,7 @@ extern "C" void on_stop_signal(int signal) {
 }  // namespace
 
 void install_interrupt_handlers() {
-  static std::atomic<bool> installed{false};
-  if (installed.exchange(true)) return;
+  if (g_installed.exchange(true)) return;
   for (int s : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction sa {};
     sa.sa_handler = on_stop_signal;
@@ -29,6 +29,7 @@ void install_interrupt_handlers() {
   }
 }
 
+bool interrupt_handlers_installed() { return g_installed.load(); }
 bool interrupted() { return g_signal.load() != 0; }
 int interrupt_signal() { return g_signal.load(); }
 void request_interrupt(int signal) { g_signal.store(signal); }

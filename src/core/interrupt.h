@@ -14,6 +14,10 @@ namespace parity {
 // interrupted().
 void install_interrupt_handlers();
 
+// True once install_interrupt_handlers ran: only then can a stop be requested by a signal, so
+// only then do long calls that cannot poll (an in-process Session::Run) need a watcher.
+bool interrupt_handlers_installed();
+
 // True once a stop was requested.
 bool interrupted();
 

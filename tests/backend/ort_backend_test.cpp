@@ -3,11 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "backend/backend.h"
 #include "backend_test_util.h"
+#include "core/interrupt.h"
 #include "onnx_wire.h"
 #include "reference_math.h"
 #include "support/temp_dir.h"
@@ -64,6 +68,30 @@ TEST(OrtCpu, MatmulAddReluMatchesReferenceAndReportsItself) {
   bool api_note = false;
   for (const auto& n : r->notes) api_note |= n.find("OrtApi 29") != std::string::npos;
   EXPECT_TRUE(api_note);
+}
+
+// A stop request ends an in-process run that cannot poll (a Loop of 10^8 trips: over ten minutes here):
+// ORT's terminate flag, set by the run's watcher, and the Error says interrupted. Before, the run
+// went on to the end, and `parity accept` ignored Ctrl-C for as long.
+TEST(OrtCpu, AStopRequestEndsALongInProcessRunAsInterrupted) {
+  install_interrupt_handlers();
+  RunRequest r;
+  r.model_path = model_path("endless_loop.onnx");
+  r.inputs.push_back({"x", Tensor::from_floats({4}, test_values(4))});
+  auto trips = Tensor::zeros(DType::int64, {});
+  ASSERT_TRUE(trips.ok());
+  trips->mutable_view<int64_t>()[0] = 100'000'000;
+  r.inputs.push_back({"trips", std::move(trips).value()});
+  std::jthread stopper([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // before or during Run: either stops it
+    request_interrupt(SIGINT);
+  });
+  const auto result = run_backend(spec_for("cpu"), r);
+  stopper.join();
+  clear_interrupt();
+  ASSERT_FALSE(result.ok()) << "the Loop ran all its trips";
+  EXPECT_EQ(result.error().kind, ErrorKind::interrupted) << result.error().describe();
+  EXPECT_EQ(result.error().stage, Stage::run);
 }
 
 TEST(OrtCpu, OptionsWarmupAndNoProfiling) {

@@ -36,6 +36,26 @@ def matmul_add_relu():
                       [w, b])
 
 
+def endless_loop():
+    """A Loop whose trip count is an input: `trips` = 2**62 runs far longer than any test waits, so
+    only a stop request ends it (ORT's run-options terminate flag, checked between iterations)."""
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going"),
+         helper.make_node("Add", ["h_in", "step"], ["h_out"], name="body_add")],
+        "endless_body",
+        [helper.make_tensor_value_info("iteration", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [4])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [4])],
+        [numpy_helper.from_array(np.ones(4, np.float32), "step")])
+    nodes = [helper.make_node("Loop", ["trips", "", "x"], ["y"], body=body, name="endless")]
+    return make_model(nodes,
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4]),
+                       helper.make_tensor_value_info("trips", TensorProto.INT64, [])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+
+
 def conv_image():
     """[1,3,H,W] image -> Conv 3x3 (3->3) -> Sigmoid: image-like output for PSNR/channel means."""
     rng = np.random.default_rng(2)
@@ -109,7 +129,8 @@ def zero_head():
                       [w, head])
 
 
-GENERATORS = [matmul_add_relu, conv_image, classifier, unnamed_dims, mixed_types, huge_input, zero_head]
+GENERATORS = [matmul_add_relu, conv_image, classifier, unnamed_dims, mixed_types, huge_input, zero_head,
+              endless_loop]
 
 
 def all_generators():

@@ -17,6 +17,7 @@ inline void release(const OrtApi* api, OrtSessionOptions* p) { api->ReleaseSessi
 inline void release(const OrtApi* api, OrtSession* p) { api->ReleaseSession(p); }
 inline void release(const OrtApi* api, OrtMemoryInfo* p) { api->ReleaseMemoryInfo(p); }
 inline void release(const OrtApi* api, OrtValue* p) { api->ReleaseValue(p); }
+inline void release(const OrtApi* api, OrtRunOptions* p) { api->ReleaseRunOptions(p); }
 inline void release(const OrtApi* api, OrtTensorTypeAndShapeInfo* p) {
   api->ReleaseTensorTypeAndShapeInfo(p);
 }

@@ -4,9 +4,12 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <mutex>
 #include <new>
+#include <stop_token>
+#include <thread>
 
 #include "backend/ort/ort_api.h"
 #include "backend/ort/ort_guard.h"
@@ -16,6 +19,7 @@
 #include "backend/ort/ort_telemetry.h"
 #include "backend/ort/ort_tensor.h"
 #include "backend/vulkan_adapter.h"
+#include "core/interrupt.h"
 #include "core/scratch_dir.h"
 
 namespace parity::backend::ort {
@@ -78,6 +82,34 @@ struct RunIo {
 };
 
 // The steps of opening and running, each checked through the caller's guard.
+// An in-process Run cannot poll for Ctrl-C, and a Loop or a large model can run for minutes: while
+// it runs, a watcher sets ORT's terminate flag once a stop is requested (core/interrupt.h), and
+// ORT returns between kernels. Only where a signal can request a stop (the CLI installed its
+// handlers): an application using the guard pays nothing.
+class StopWatcher {
+ public:
+  StopWatcher(const OrtApi* api, OrtRunOptions* options) {
+    if (!interrupt_handlers_installed()) return;
+    thread_ = std::jthread([api, options](std::stop_token stop) {
+      std::mutex m;
+      std::condition_variable_any wake;
+      std::unique_lock lock(m);
+      while (!stop.stop_requested()) {
+        if (interrupted()) {
+          release(api, api->RunOptionsSetTerminate(options));  // a status we cannot act on
+          return;
+        }
+        wake.wait_for(lock, stop, std::chrono::milliseconds(50), [] { return false; });
+      }
+    });
+  }
+  StopWatcher(const StopWatcher&) = delete;
+  StopWatcher& operator=(const StopWatcher&) = delete;
+
+ private:
+  std::jthread thread_;  // stopped and joined on destruction
+};
+
 class Steps {
  public:
   explicit Steps(const BackendSpec& spec) : spec_(spec) {}
@@ -217,17 +249,26 @@ class Steps {
     std::vector<const char*> output_cnames;
     for (const std::string& n : io.output_names) output_cnames.push_back(n.c_str());
 
+    PARITY_ASSIGN_OR_RETURN(run_options,
+                            guard.create<OrtRunOptions>("CreateRunOptions", [&](OrtRunOptions** out) {
+                              return api->CreateRunOptions(out);
+                            }));
     const int total_runs = 1 + std::max(0, request.warmup_runs);
     for (int i = 0; i < total_runs; ++i) {
       std::vector<OrtValue*> raw(output_cnames.size(), nullptr);
       const auto run_start = Clock::now();
-      Status ran = guard.call("Run", [&] {
-        return api->Run(sess, nullptr, input_names.data(), input_ptrs.data(), input_ptrs.size(),
-                        output_cnames.data(), output_cnames.size(), raw.data());
-      });
+      Status ran = [&] {
+        const StopWatcher watcher(api, run_options.get());
+        return guard.call("Run", [&] {
+          return api->Run(sess, run_options.get(), input_names.data(), input_ptrs.data(), input_ptrs.size(),
+                          output_cnames.data(), output_cnames.size(), raw.data());
+        });
+      }();
       result.run_ms = ms_since(run_start);
       io.outputs.clear();
       for (OrtValue* v : raw) io.outputs.emplace_back(v, Releaser<OrtValue>{api});  // owned before the check
+      if (!ran.ok() && interrupted())  // ORT stopped at the terminate flag: a stop, not a failure
+        return guard.error(ErrorKind::interrupted, "the run was stopped by a signal (Ctrl-C or SIGTERM)");
       PARITY_TRY(ran);
       // Only the first run is profiled, so warm-up runs keep the measured one free of its cost.
       if (i == 0 && profile) {
