@@ -387,6 +387,11 @@ std::vector<BackendRun> run_backends(const ProbeOptions& options, const InputPla
 Result<BackendReport> judge_backend(const ProbeOptions& options, const InputPlan& plan,
                                     const backend::BackendSpec& spec, std::size_t bi, BackendRun backend_run,
                                     ProbeState& state) {
+  if (state.fed.empty())  // the inputs as fed, for telling recurrent state from results
+    for (std::size_t i = 0; i < plan.inputs.size() && !plan.samples.empty() && i < plan.samples[0].size();
+         ++i)
+      state.fed.push_back(
+          {plan.inputs[i].info.name, plan.samples[0][i].tensor.dtype(), plan.samples[0][i].tensor.shape()});
   auto& run = backend_run.run;
   BackendReport br;
   br.name = spec.label;
@@ -574,9 +579,6 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
     return report;
   }
   ProbeState state;
-  for (std::size_t i = 0; i < plan.inputs.size() && i < plan.samples[0].size(); ++i)
-    state.fed.push_back(
-        {plan.inputs[i].info.name, plan.samples[0][i].tensor.dtype(), plan.samples[0][i].tensor.shape()});
   for (std::size_t bi = 0; bi < order.size() && !interrupted(); ++bi) {
     PARITY_ASSIGN_OR_RETURN(br, judge_backend(options, plan, order[bi], bi, std::move(runs[bi]), state));
     say(progress, order[bi].label + ": " + std::string(to_string(br.status)) + " in " + fmt_ms(br.wall_ms));
