@@ -54,7 +54,7 @@ struct Comparison {
   double max_abs = 0;  // max |a - e| over elements where both are finite
   double max_rel = 0;  // max |a - e| / max(|e|, tiny) over the same elements
   double mean_abs = 0;
-  std::optional<double> cosine;      // absent when either side has zero norm
+  std::optional<double> cosine;      // absent when either side has zero norm or < 2 finite pairs
   std::optional<double> pearson;     // absent when either side is constant
   std::optional<double> psnr;        // dB, for image-like outputs (4-D, 1 or 3 channels); inf if equal
   std::optional<double> top1_agree;  // fraction of rows whose argmax agrees (class scores)
@@ -125,7 +125,8 @@ std::string describe_tolerance(const Tolerance& tol, const Comparison* cmp = nul
 //   so int64 values beyond 2^53 are still exact; a nonzero tolerance uses the numpy rule.
 // - worst_index is the first element reaching max_abs; -1 when no finite pair differs (except
 //   bit-exact integers differing below double resolution: then the first differing element).
-// - cosine/pearson run over the finite pairs; pearson is absent when either side is constant.
+// - cosine/pearson run over the finite pairs; pearson is absent when either side is constant, and
+//   cosine when there are fewer than 2 pairs (one element's cosine is +-1 whatever its error).
 // - psnr = 10*log10(range^2 / mse) with range 1.0 when every finite reference value lies in
 //   [0, 1], else the reference's max - min; absent when that range is 0.
 // - top1_agree: fraction of rows (see class_score_width) whose argmax agrees; top5_agree: fraction

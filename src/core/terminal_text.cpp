@@ -24,9 +24,7 @@ std::size_t utf8_at(std::string_view text, std::size_t i, uint32_t& cp) {
   return n;
 }
 
-}  // namespace
-
-std::string terminal_safe(std::string_view text) {
+std::string escaped(std::string_view text, bool keep_line_breaks) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
@@ -37,7 +35,9 @@ std::string terminal_safe(std::string_view text) {
       ++i;
       continue;
     }
-    if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f)
+    if (!keep_line_breaks && (cp == '\n' || cp == '\t'))
+      out += cp == '\n' ? "\\n" : "\\t";
+    else if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f)
       out += fmt::format("\\x{:02x}", cp);
     else if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
       out += fmt::format("\\u{:04x}", cp);
@@ -47,5 +47,11 @@ std::string terminal_safe(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text) { return escaped(text, true); }
+
+std::string terminal_safe_inline(std::string_view text) { return escaped(text, false); }
 
 }  // namespace parity

@@ -18,4 +18,8 @@ namespace parity {
 // else, printable UTF-8 included, is unchanged.
 std::string terminal_safe(std::string_view text);
 
+// The same for text that must stay on one line, a table cell or a quoted name: '\n' and '\t' are
+// escaped too, as \n and \t (a tensor named "y\nok" would otherwise start a row of its own).
+std::string terminal_safe_inline(std::string_view text);
+
 }  // namespace parity

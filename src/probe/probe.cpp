@@ -13,6 +13,7 @@
 #include "model/tensor_proto.h"
 #include "parity/version.h"
 #include "probe/precision.h"
+#include "probe/recurrent_state.h"
 #include "probe/reference_settings.h"
 
 namespace parity::probe {
@@ -38,8 +39,11 @@ bool worse_than(const OutputReport& a, const OutputReport& b) {
   return ma > mb || (std::isnan(ma) && !std::isnan(mb));
 }
 
+// `state`: the output is recurrent state fed back as an input (recurrent_state.h): its argmax
+// means nothing, so it gets no top-1/top-5 agreement, and a top-1 rule treats it as no class scores.
 OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual, const NamedTensor& expected,
-                          int sample, std::optional<double> noise_max_abs, std::string_view arithmetic) {
+                          int sample, std::optional<double> noise_max_abs, std::string_view arithmetic,
+                          bool state) {
   OutputReport r;
   r.name = expected.name;
   r.worst_sample = sample;
@@ -49,12 +53,19 @@ OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual
     r.noise_max_abs = noise_max_abs;
     r.tolerance.noise_abs = kNoiseMargin * *noise_max_abs;
   }
-  const Evaluation ev = evaluate_output(actual, expected, r.tolerance);
+  Evaluation ev = evaluate_output(actual, expected, r.tolerance);
+  if (state && ev.comparison && (ev.comparison->top1_agree || ev.comparison->top5_agree)) {
+    ev.comparison->top1_agree.reset();
+    ev.comparison->top5_agree.reset();
+    ev.verdict = judge(actual->tensor, expected.tensor, *ev.comparison, r.tolerance);
+  }
   r.verdict = ev.verdict.verdict;
   r.failed_rule = ev.verdict.failed_rule;
   r.detail = ev.verdict.detail;
   r.comparison = ev.comparison;
-  if (actual && ev.comparison)
+  // Regions say where a wrong output is wrong. On a matching one they would only restate what the
+  // verdict forgave (a GPU's tiny values where the CPU flushes to exact zeros: PP-OCRv4 det).
+  if (actual && ev.comparison && r.verdict == Verdict::mismatch)
     r.regions = region_map(actual->tensor, expected.tensor, *ev.comparison, r.tolerance);
   if (actual) {
     r.dtype = actual->tensor.dtype();
@@ -188,6 +199,7 @@ struct ProbeState {
   // reference's optimizer is a suspect (optimizer_suspect) to judge them again.
   std::map<std::size_t, std::vector<std::vector<NamedTensor>>> suspects;
   std::optional<Error> save_io_error;  // the first --save-io write that failed; no more are tried
+  std::vector<FedInput> fed;           // the inputs as fed (first sample), for recurrent_state.h
 };
 
 // True when the reference's own optimizer may be what a mismatch measures: its lossy rewrites are
@@ -287,7 +299,10 @@ void compare_sample(const ProbeOptions& options, std::size_t bi, std::string_vie
     std::optional<double> floor;
     if (options.noise_from && bi > 1 && s < noise.size())
       if (auto it = noise[s].find(expected[o].name); it != noise[s].end()) floor = it->second;
-    OutputReport r = judge_output(options, actual, expected[o], static_cast<int>(s), floor, arithmetic);
+    const bool state_output = is_recurrent_state(expected[o].name, expected[o].tensor.dtype(),
+                                                 expected[o].tensor.shape(), state.fed);
+    OutputReport r =
+        judge_output(options, actual, expected[o], static_cast<int>(s), floor, arithmetic, state_output);
     if (options.noise_from && bi == 1 && r.comparison) {
       if (noise.size() <= s) noise.resize(s + 1);
       noise[s][expected[o].name] = r.comparison->max_abs;
@@ -396,6 +411,11 @@ std::vector<BackendRun> run_backends(const ProbeOptions& options, const InputPla
 Result<BackendReport> judge_backend(const ProbeOptions& options, const InputPlan& plan,
                                     const backend::BackendSpec& spec, std::size_t bi, BackendRun backend_run,
                                     ProbeState& state) {
+  if (state.fed.empty())  // the inputs as fed, for telling recurrent state from results
+    for (std::size_t i = 0; i < plan.inputs.size() && !plan.samples.empty() && i < plan.samples[0].size();
+         ++i)
+      state.fed.push_back(
+          {plan.inputs[i].info.name, plan.samples[0][i].tensor.dtype(), plan.samples[0][i].tensor.shape()});
   auto& run = backend_run.run;
   BackendReport br;
   br.name = spec.label;
@@ -476,6 +496,7 @@ Status weigh_reference_optimizer(const ProbeOptions& options, const InputPlan& p
   // The spread: the unoptimized reference judged against the reference, by the rows' own rules.
   ProbeState against_ref;
   against_ref.reference_outputs = state.reference_outputs;
+  against_ref.fed = state.fed;
   std::vector<OutputReport> spread;
   for (std::size_t s = 0; s < unopt_outputs.size(); ++s)
     compare_sample(options, 2, "", s, unopt_outputs[s], against_ref, spread);
@@ -493,6 +514,7 @@ Status weigh_reference_optimizer(const ProbeOptions& options, const InputPlan& p
 
   ProbeState against_unopt;
   against_unopt.reference_outputs = std::move(unopt_outputs);
+  against_unopt.fed = state.fed;
   for (auto& [bi, samples] : state.suspects) {
     if (bi >= report.backends.size() || bi >= order.size()) continue;
     auto& br = report.backends[bi];
@@ -515,6 +537,31 @@ Status weigh_reference_optimizer(const ProbeOptions& options, const InputPlan& p
   }
   state.suspects.clear();
   return ok_status();
+}
+
+// With several samples, the reference row shows for each output the sample the other rows show:
+// the worst one over every other row (worse_than), the first sample when none differs. Its
+// statistics then sit beside the targets' "(ref ...)" of that very sample.
+void show_reference_at_worst_sample(const ProbeOptions& options, const ProbeState& state,
+                                    ProbeReport& report) {
+  if (report.backends.empty() || !report.backends[0].is_reference || state.reference_outputs.size() < 2)
+    return;
+  for (auto& out : report.backends[0].outputs) {
+    const OutputReport* worst = nullptr;
+    for (const auto& b : report.backends)
+      if (!b.is_reference && !b.error)
+        for (const auto& o : b.outputs)
+          if (o.name == out.name && (!worst || worse_than(o, *worst))) worst = &o;
+    if (!worst || worst->worst_sample == out.worst_sample) continue;
+    const auto s = static_cast<std::size_t>(worst->worst_sample);
+    if (s >= state.reference_outputs.size()) continue;
+    for (const auto& t : state.reference_outputs[s]) {
+      if (t.name != out.name) continue;
+      out.worst_sample = worst->worst_sample;
+      out.stats = out.reference_stats = compute_stats(t.tensor);
+      if (options.keep_outputs) out.tensor = out.reference_tensor = t.tensor;
+    }
+  }
 }
 
 }  // namespace
@@ -566,6 +613,7 @@ Result<ProbeReport> run_probe(const ProbeOptions& options, const ProgressSink& p
   }
   if (!state.suspects.empty() && !interrupted())
     PARITY_TRY(weigh_reference_optimizer(options, plan, order, runner, state, report, progress));
+  show_reference_at_worst_sample(options, state, report);
   report.save_io_error = state.save_io_error;
   return report;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "core/terminal_text.h"
 #include "report/table_text.h"
 
 namespace parity::report {
@@ -30,6 +31,31 @@ const probe::OutputReport* worst_output(const probe::BackendReport& b) {
   return worst;
 }
 
+// The output the reference row shows: the one the worst of the other rows shows (worst_output
+// ranked across rows), so the reference's statistics stand beside it; the reference's own first
+// output when no other row has one.
+const probe::OutputReport* reference_output(const probe::ProbeReport& r, const probe::BackendReport& ref) {
+  const probe::OutputReport* shown = nullptr;
+  auto rank = [](const probe::OutputReport& o) {
+    return o.verdict == Verdict::mismatch ? 2 : o.inconclusive.empty() ? 0 : 1;
+  };
+  for (const auto& b : r.backends) {
+    if (b.is_reference || b.error) continue;
+    const auto* o = worst_output(b);
+    if (o && (!shown || rank(*o) > rank(*shown) ||
+              (rank(*o) == rank(*shown) && o->comparison && shown->comparison &&
+               o->comparison->max_abs > shown->comparison->max_abs)))
+      shown = o;
+  }
+  if (shown)
+    for (const auto& o : ref.outputs)
+      if (o.name == shown->name) return &o;
+  return worst_output(ref);
+}
+
+// A name quoted in a detail line: on one line and escaped, in full (the table cell is shortened).
+std::string q(const std::string& name) { return "'" + terminal_safe_inline(name) + "'"; }
+
 // A mismatch of a handful of elements in an otherwise identical tensor: at most 0.1% of them
 // (at least one), with cosine above 0.9999, and some elements that do agree (a one-element output
 // that is off is not a near-tie among others: Silero VAD's speech probability on webgpu).
@@ -41,9 +67,12 @@ bool few_elements_off(const probe::OutputReport& o) {
          c.elements_over_tol <= std::max<int64_t>(1, n / 1000) && *c.cosine > 0.9999;
 }
 
-std::string evidence(const probe::OutputReport& o, const std::string& noise_label) {
-  std::string s =
-      fmt::format("mean {} (ref {})", short_number(o.stats.mean), short_number(o.reference_stats.mean));
+std::string evidence(const probe::ProbeReport& r, const probe::OutputReport& o) {
+  const std::string& noise_label = r.noise_from;
+  // With several samples each row shows its worst; the reference row shows the one the worst row
+  // shows (probe.cpp), and every row names it.
+  std::string s = r.samples > 1 ? fmt::format("sample {}: ", o.worst_sample) : std::string();
+  s += fmt::format("mean {} (ref {})", short_number(o.stats.mean), short_number(o.reference_stats.mean));
   // A zero fraction that differs on a matching output is values within tolerance of 0 (CPU kernels
   // flush tiny results to exact 0, GPUs often do not): shown only where it can mean a failure.
   const bool zeros_matter = o.verdict == Verdict::mismatch || !o.inconclusive.empty() ||
@@ -72,7 +101,8 @@ std::string probe_inputs_text(const probe::ProbeReport& r) {
   std::string inputs;
   for (const auto& in : r.inputs) {
     if (!inputs.empty()) inputs += ", ";
-    inputs += fmt::format("{} {}{}", in.info.name, dtype_name(in.info.dtype), shape_to_string(in.shape));
+    inputs += fmt::format("{} {}{}", terminal_safe_inline(in.info.name), dtype_name(in.info.dtype),
+                          shape_to_string(in.shape));
     if (in.source != "random") inputs += " from " + in.source.substr(in.source.find(':') + 1);
   }
   return inputs;
@@ -92,21 +122,21 @@ std::string header(const probe::ProbeReport& r) {
 void output_details(const probe::BackendReport& b, const probe::OutputReport& o,
                     std::vector<std::string>& details) {
   if (o.verdict == Verdict::mismatch) {
-    details.push_back(fmt::format("{}: output '{}' fails rule '{}' (sample {}): {}", b.name, o.name,
+    details.push_back(fmt::format("{}: output {} fails rule '{}' (sample {}): {}", b.name, q(o.name),
                                   o.failed_rule, o.worst_sample, o.detail));
     if (few_elements_off(o))
       details.push_back(fmt::format(
-          "{}: only {} element(s) of '{}' are off and the rest agree (cosine {}): where the model "
+          "{}: only {} element(s) of {} are off and the rest agree (cosine {}): where the model "
           "selects (local maxima, top-k, thresholds), a near-tie can flip on rounding noise; "
           "'parity bisect' tells such a flip from a miscompute",
-          b.name, o.comparison->elements_over_tol, o.name, fmt::format("{:.6f}", *o.comparison->cosine)));
+          b.name, o.comparison->elements_over_tol, q(o.name), fmt::format("{:.6f}", *o.comparison->cosine)));
     if (!o.reference_spread.empty())
-      details.push_back(fmt::format("{}: output '{}' {}", b.name, o.name, o.reference_spread));
+      details.push_back(fmt::format("{}: output {} {}", b.name, q(o.name), o.reference_spread));
   } else if (!o.inconclusive.empty()) {
     details.push_back(fmt::format(
-        "{}: output '{}' is inconclusive: {}, so a backend that is wrong in the same way would match; "
+        "{}: output {} is inconclusive: {}, so a backend that is wrong in the same way would match; "
         "hint: feed a real input (--input), widen --range, or judge another output",
-        b.name, o.name, o.inconclusive));
+        b.name, q(o.name), o.inconclusive));
   }
 }
 
@@ -123,12 +153,12 @@ std::vector<std::string> backend_row(const probe::ProbeReport& r, const probe::B
     row.insert(row.end(),
                {"-", "-", "-", fmt::format("{}: {}", to_string(b.error->stage), to_string(b.error->kind))});
     details.push_back(b.error->describe());  // starts with the backend's name
-  } else if (const auto* o = worst_output(b)) {
+  } else if (const auto* o = b.is_reference ? reference_output(r, b) : worst_output(b)) {
     const bool has_cmp = o->comparison.has_value();
-    row.push_back(o->name);
+    row.push_back(cell_text(o->name));
     row.push_back(has_cmp ? short_number(o->comparison->max_abs) : "-");
     row.push_back(has_cmp && o->comparison->cosine ? fmt::format("{:.6f}", *o->comparison->cosine) : "-");
-    row.push_back(evidence(*o, r.noise_from));
+    row.push_back(evidence(r, *o));
     for (const auto& out_report : b.outputs) output_details(b, out_report, details);
   } else {
     row.insert(row.end(), {"-", "-", "-", "no outputs"});

@@ -482,6 +482,28 @@ TEST(Judge, DriftBudgetAcceptsDiffuseErrorOnly) {
   EXPECT_EQ(v.failed_rule, "allclose");
 }
 
+// Issue 36: a one-element output (Silero VAD's speech probability) off by 0.9995 had cosine 1: one
+// pair's cosine is +-1 whatever the values. It is absent, and no rule judges by it: the drift
+// budget (sweep's fp16 rule) must not forgive the error, min_cosine must not fail it either way.
+TEST(Judge, OneElementHasNoCosineAndNoRuleUsesOne) {
+  const auto e = f32({1, 1}, {0.9996f});
+  const auto a = f32({1, 1}, {0.0001f});
+  Tolerance tol = tol_of(1e-4, 1e-4);
+  const Comparison c = compare_tensors(a, e, tol);
+  EXPECT_FALSE(c.cosine.has_value()) << *c.cosine;
+  EXPECT_EQ(c.finite_pairs, 1);
+  tol.drift_cosine = 0.99;
+  tol.min_cosine = 0.99;
+  const auto v = judge(a, e, compare_tensors(a, e, tol), tol);
+  EXPECT_EQ(v.verdict, Verdict::mismatch);
+  EXPECT_EQ(v.failed_rule, "allclose");
+  // A matching element passes the cosine floor: there is no cosine to hold it to.
+  EXPECT_EQ(judge(e, e, compare_tensors(e, e, tol), tol).verdict, Verdict::match);
+  // Two elements do have a direction.
+  const auto e2 = f32({2}, {1, 0}), a2 = f32({2}, {0, 1});
+  EXPECT_EQ(compare_tensors(a2, e2, tol).cosine, 0.0);
+}
+
 TEST(Judge, Top1RuleOnNonClassOutputFails) {
   Tolerance tol;
   tol.min_top1_agree = 0.9;

@@ -18,5 +18,12 @@ TEST(TerminalSafe, EscapesControlsAndKeepsText) {
   EXPECT_EQ(terminal_safe("caf\xc3\xa9 \xe6\xa8\xa1\xe5\x9e\x8b"), "caf\xc3\xa9 \xe6\xa8\xa1\xe5\x9e\x8b");
 }
 
+// A table cell or a quoted name stays on one line: tab and newline are escaped too.
+TEST(TerminalSafe, InlineEscapesLineBreaksToo) {
+  EXPECT_EQ(terminal_safe_inline("a\tb\nc"), "a\\tb\\nc");
+  EXPECT_EQ(terminal_safe_inline("x\x1b]0;pwned\x07"), "x\\x1b]0;pwned\\x07");
+  EXPECT_EQ(terminal_safe_inline("caf\xc3\xa9"), "caf\xc3\xa9");
+}
+
 }  // namespace
 }  // namespace parity
