@@ -489,7 +489,8 @@ TEST(Fp16Convert, IfBodiesConvertAndReadOuterValuesInTheirPrecision) {
   ASSERT_NE(branch, nullptr);
   const Wiring w = wiring_of(out);
   ASSERT_EQ(branch->outer_inputs.size(), 2u);
-  for (const auto& r : branch->outer_inputs) EXPECT_TRUE(r == "a" || r == "b") << r << ": read through a Cast";
+  for (const auto& r : branch->outer_inputs)
+    EXPECT_TRUE(r == "a" || r == "b") << r << ": read through a Cast";
   EXPECT_EQ(w.dtype.at("a"), DType::float16);
   EXPECT_EQ(w.producer_op.at("a"), "Mul");
   // Both branches, each compared with the fp32 model.
