@@ -490,7 +490,7 @@ TEST(Fp16Convert, IfBodiesConvertAndReadOuterValuesInTheirPrecision) {
   const Wiring w = wiring_of(out);
   ASSERT_EQ(branch->outer_inputs.size(), 2u);
   for (const auto& r : branch->outer_inputs)
-    EXPECT_TRUE(r == "a" || r == "b") << r << ": read through a Cast";
+    EXPECT_TRUE(r == "a" || r == "b") << r << ": a Cast between the value and the branches";
   EXPECT_EQ(w.dtype.at("a"), DType::float16);
   EXPECT_EQ(w.producer_op.at("a"), "Mul");
   // Both branches, each compared with the fp32 model.
