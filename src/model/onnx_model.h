@@ -69,6 +69,9 @@ struct ModelInfo {
   // must create for it.
   std::uintmax_t largest_weight_bytes = 0;
   std::uintmax_t file_bytes = 0;
+  // Integer inputs an Equal node (at any depth) compares with a one-element integer constant, and
+  // that constant: Silero VAD's `sr` with 16000, whose If takes another branch for any other value.
+  std::map<std::string, int64_t> compared_with;
 };
 
 // The precision a model computes in, read from its weights: "q4" (MatMulNBits or 4-bit weights),

@@ -132,9 +132,39 @@ Result<Shape> resolve_shape(const model::ValueInfo& info, const InputSettings& s
   return shape;
 }
 
-// The size guessed for a dim the user has not set: 1 for a leading (batch) dim, 32 elsewhere,
-// small enough to run anywhere and large enough for a few pooling steps.
-int64_t guessed_dim(std::size_t position) { return position == 0 ? 1 : 32; }
+// Sizes guessed for dims the user has not set, small enough to run anywhere: 1 for a batch-like
+// dim; 512 for the length of a 2-D float input, a signal (Silero's STFT pads by up to 96 with
+// reflection and needs 256 samples, openWakeWord's mel spectrogram 512); 32 elsewhere, enough for a
+// few pooling steps.
+constexpr int64_t kBatchGuess = 1, kSignalGuess = 512, kOtherGuess = 32;
+
+// The first dim of `info` that is not fixed: a batch axis, wherever it sits (Silero's state
+// [2, batch, 128] as much as its input [batch, samples]); -1 when every dim is fixed.
+int first_unfixed_dim(const model::ValueInfo& info) {
+  for (std::size_t d = 0; d < info.dims.size(); ++d)
+    if (!info.dims[d].is_fixed()) return static_cast<int>(d);
+  return -1;
+}
+
+// Symbols that are some input's batch-like dim: 1 in every input, so that inputs sharing the
+// axis agree however the others place it.
+std::set<std::string> batch_symbols(const model::ModelInfo& model) {
+  std::set<std::string> symbols;
+  for (const auto& info : model.inputs)
+    if (const int d = first_unfixed_dim(info);
+        d >= 0 && !info.dims[static_cast<std::size_t>(d)].symbol.empty())
+      symbols.insert(info.dims[static_cast<std::size_t>(d)].symbol);
+  return symbols;
+}
+
+int64_t guessed_dim(const model::ValueInfo& info, std::size_t position, const std::set<std::string>& batch) {
+  const model::Dim& dim = info.dims[position];
+  if (static_cast<int>(position) == first_unfixed_dim(info) ||
+      (!dim.symbol.empty() && batch.count(dim.symbol)))
+    return kBatchGuess;
+  if (info.dims.size() == 2 && position == 1 && dtype_is_float(info.dtype)) return kSignalGuess;
+  return kOtherGuess;
+}
 
 bool needs_shape(const model::ValueInfo& info, const InputSettings& settings) {
   return !settings.load_io && !settings.files.count(info.name) && !settings.shapes.count(info.name);
@@ -253,14 +283,23 @@ Result<Tensor> random_tensor(DType dtype, const Shape& shape, ValueRange r, uint
   return t;
 }
 
+std::vector<std::string> MissingShapes::all_flags() const {
+  std::vector<std::string> flags = suggested_flags;
+  flags.insert(flags.end(), value_flags.begin(), value_flags.end());
+  return flags;
+}
+
 std::string MissingShapes::hint() const {
   std::string flags;
-  for (const auto& f : suggested_flags) flags += (flags.empty() ? "" : " ") + f;
+  for (const auto& f : all_flags()) flags += (flags.empty() ? "" : " ") + f;
   std::string h = flags.empty() ? ""
                                 : "set them with " + flags +
-                                      " (guessed sizes: 1 for a leading dim, 32 "
-                                      "for the others; use your model's real ones)";
-  if (suggested_flags.size() < problems.size() || flags.empty())
+                                      " (guessed sizes: 1 for a batch-like dim, 512 for a 2-D float "
+                                      "input's length, 32 for the others; use your model's real ones)";
+  const bool unknown_rank = std::any_of(problems.begin(), problems.end(), [](const std::string& p) {
+    return p.find("(unknown rank)") != std::string::npos;
+  });
+  if (unknown_rank || flags.empty())
     h += std::string(h.empty() ? "" : "; ") +
          "give an input of unknown rank its whole shape with --shape NAME=D0,D1,...";
   return h;
@@ -269,6 +308,7 @@ std::string MissingShapes::hint() const {
 MissingShapes find_missing_shapes(const model::ModelInfo& model, const InputSettings& settings) {
   MissingShapes missing;
   std::set<std::string> suggested_symbols;
+  const std::set<std::string> batch = batch_symbols(model);
   for (const auto& info : model.inputs) {
     if (!needs_shape(info, settings)) continue;
     if (!info.has_shape) {
@@ -284,14 +324,14 @@ MissingShapes find_missing_shapes(const model::ModelInfo& model, const InputSett
         if (auto it = settings.dims.find(dim.symbol); it != settings.dims.end()) {
           value = it->second;
         } else {
-          value = guessed_dim(d);
+          value = guessed_dim(info, d, batch);
           missing.problems.push_back("input '" + info.name + "' dim " + std::to_string(d) + " is symbolic '" +
                                      dim.symbol + "'");
           if (suggested_symbols.insert(dim.symbol).second)
             missing.suggested_flags.push_back("--dim " + dim.symbol + "=" + std::to_string(value));
         }
       } else if (!dim.is_fixed()) {
-        value = guessed_dim(d);
+        value = guessed_dim(info, d, batch);
         unnamed = true;
         missing.problems.push_back("input '" + info.name + "' dim " + std::to_string(d) +
                                    " is unknown (no name, no size)");
@@ -299,6 +339,18 @@ MissingShapes find_missing_shapes(const model::ModelInfo& model, const InputSett
       shape_flag += (d == 0 ? "" : ",") + std::to_string(value);
     }
     if (unnamed) missing.suggested_flags.push_back("--shape " + info.name + "=" + shape_flag);
+  }
+  // Random integers in [0, 10) for an input the model compares with a constant take the branch
+  // meant for no real value (Silero's `sr`: not 16000, so the 8 kHz branch): use the constant.
+  for (const auto& info : model.inputs) {
+    const auto c = model.compared_with.find(info.name);
+    if (c == model.compared_with.end() || settings.ranges.count(info.name) ||
+        settings.files.count(info.name) || settings.load_io)
+      continue;
+    missing.value_notes.push_back("input '" + info.name + "' is compared with " + std::to_string(c->second) +
+                                  " (random integers would take another branch)");
+    missing.value_flags.push_back("--range " + info.name + "=" + std::to_string(c->second) + "," +
+                                  std::to_string(c->second + 1));
   }
   return missing;
 }

@@ -66,9 +66,18 @@ std::string describe_bytes(uint64_t bytes);
 struct MissingShapes {
   std::vector<std::string> problems;  // "input 'x' dim 0 is symbolic 'batch'"
   // Ready-to-paste flags that would fill them ("--dim batch=1", "--shape x=1,3,32,32"): guessed
-  // sizes, 1 for a leading dim and 32 for the others; inputs of unknown rank have none.
+  // sizes, 1 for a batch-like dim (each input's first unknown dim, and its symbol everywhere), 512
+  // for the length of a 2-D float input (a signal), 32 for the others; inputs of unknown rank have
+  // none.
   std::vector<std::string> suggested_flags;
+  // Not missing, but random data would take a branch no real input takes: an integer input the
+  // model compares with a constant ("input 'sr' is compared with 16000 ..."), and the flag that
+  // feeds the constant ("--range sr=16000,16001").
+  std::vector<std::string> value_notes;
+  std::vector<std::string> value_flags;
   bool empty() const { return problems.empty(); }
+  // suggested_flags, then value_flags: everything `inspect` suggests pasting.
+  std::vector<std::string> all_flags() const;
   // "set them with --dim batch=1 --dim h=32 (guessed sizes: ...)", for hints.
   std::string hint() const;
 };

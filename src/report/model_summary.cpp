@@ -95,13 +95,19 @@ std::string model_summary(const model::ModelInfo& m, const probe::MissingShapes&
   for (DType t : m.element_types) types += (types.empty() ? "" : ", ") + std::string(dtype_name(t));
   out += fmt::format("{:<11}{}\n", "types", types);
   out += op_rows(m);
-  if (missing.empty()) {
+  if (missing.empty() && missing.value_notes.empty()) {
     out += fmt::format("{:<11}every input shape is fixed: no --dim or --shape needed\n", "to run it");
-  } else {
-    for (std::size_t i = 0; i < missing.problems.size(); ++i)
-      out += fmt::format("{:<11}{}\n", i == 0 ? "to run it" : "", missing.problems[i]);
-    out += fmt::format("{:<11}{}\n", "", missing.hint());
+    return out;
   }
+  std::vector<std::string> lines = missing.problems;
+  lines.insert(lines.end(), missing.value_notes.begin(), missing.value_notes.end());
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out += fmt::format("{:<11}{}\n", i == 0 ? "to run it" : "", lines[i]);
+  if (!missing.empty()) out += fmt::format("{:<11}{}\n", "", missing.hint());
+  // One line to paste as it is after `parity probe MODEL`.
+  std::string flags;
+  for (const auto& f : missing.all_flags()) flags += (flags.empty() ? "" : " ") + f;
+  if (!flags.empty()) out += fmt::format("{:<11}{}\n", "flags", flags);
   return out;
 }
 
@@ -133,7 +139,8 @@ json model_summary_to_json(const model::ModelInfo& m, const probe::MissingShapes
             {"external", m.external_initializers}}},
           {"element_types", types},
           {"missing_shapes", missing.problems},
-          {"suggested_flags", missing.suggested_flags}};
+          {"value_notes", missing.value_notes},
+          {"suggested_flags", missing.all_flags()}};
 }
 
 }  // namespace parity::report

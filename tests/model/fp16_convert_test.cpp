@@ -232,6 +232,68 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// --- Silero VAD: the whole network sits in If bodies (v4: initializers there, LSTM in nested Ifs;
+// v5: Constants read by nested Ifs, two exports) ----------------------------------------------
+
+struct VadCase {
+  const char* file;         // under third_party/models
+  const char* requirement;  // vad-model or corpus-models
+  bool v4;                  // inputs input, sr, h, c; else input, state, sr
+};
+
+class Fp16Vad : public ::testing::TestWithParam<VadCase> {};
+
+// Converts, then runs both files on the CPU EP in both sample-rate branches (16 kHz on 512
+// samples, 8 kHz on 256) with a state from a previous chunk; every output must match the fp32 run.
+TEST_P(Fp16Vad, IfBodiesConvertRunAndMatchFp32) {
+  const VadCase& c = GetParam();
+  PARITY_REQUIRE(c.requirement);
+  TempDir tmp;
+  const std::string in = ocr_model(c.file);
+  const std::string out = (tmp / "fp16.onnx").string();
+  auto report = convert_to_fp16(in, out);
+  ASSERT_TRUE(report.ok()) << report.error().describe();
+  EXPECT_TRUE(report->type_checked);
+  const int weights = report->converted_initializers + report->converted_constants;
+  EXPECT_GT(weights, 20);
+  const double ratio = static_cast<double>(report->bytes_out) / static_cast<double>(report->bytes_in);
+  EXPECT_LT(ratio, 0.6) << "the weights inside the Ifs are the bulk of the file";
+  expect_io_kept(in, out);
+  for (const int64_t sr : {16000, 8000}) {
+    const int64_t samples = sr == 16000 ? 512 : 256;
+    auto rate = Tensor::zeros(DType::int64, {});
+    ASSERT_TRUE(rate.ok());
+    rate->mutable_view<int64_t>()[0] = sr;
+    std::vector<NamedTensor> inputs = {{"input", random_tensor({1, samples}, 21, -0.5f, 0.5f)},
+                                       {"sr", std::move(*rate)}};
+    if (c.v4) {
+      inputs.push_back({"h", random_tensor({2, 1, 64}, 22, -0.3f, 0.3f)});
+      inputs.push_back({"c", random_tensor({2, 1, 64}, 23, -0.3f, 0.3f)});
+    } else {
+      inputs.push_back({"state", random_tensor({2, 1, 128}, 22, -0.3f, 0.3f)});
+    }
+    const Measured m = compare_runs(in, out, inputs);
+    EXPECT_GT(m.cosine, 0.999) << sr;
+    EXPECT_LT(m.max_abs, 0.02) << sr;
+    std::printf(
+        "[fp16] %s sr %jd: %ju -> %ju bytes (%.3f), %d weights, %d blocked; cosine %.7f max_abs %.3g\n",
+        c.file, static_cast<intmax_t>(sr), report->bytes_in, report->bytes_out, ratio, weights,
+        report->blocked_nodes, m.cosine, m.max_abs);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, Fp16Vad,
+                         ::testing::Values(VadCase{"corpus/silero_vad_v4.onnx", "corpus-models", true},
+                                           VadCase{"silero_vad_v5.onnx", "vad-model", false},
+                                           VadCase{"corpus/silero_vad_v5_livekit.onnx", "corpus-models",
+                                                   false}),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param.file;
+                           name = name.substr(name.find('/') + 1);
+                           name = name.substr(0, name.find('.'));
+                           return name;
+                         });
+
 // PP-OCRv4 det has a BatchNormalization variance of 9.79e7. Clamped to 65504, as onnxconverter-common
 // does, it scales one channel by sqrt(9.79e7 / 65504) = 39x and the text map goes wrong; kept float32
 // (the default) the map matches. Measured on this crop: cosine 0.99999 kept vs 0.82 clamped.
@@ -407,7 +469,9 @@ TEST(Fp16Convert, CustomBlockOpStaysFloat32WithCastsAround) {
   EXPECT_EQ(plain->casts_inserted, 2);
 }
 
-TEST(Fp16Convert, IfSubgraphStaysFloat32AndReadsOuterValuesThroughCasts) {
+// The If stays float32 at its borders, its branches compute in float16: `a` (float16 outside) and
+// `b` (an initializer only the branches read, now float16) reach them with no Cast in between.
+TEST(Fp16Convert, IfBodiesConvertAndReadOuterValuesInTheirPrecision) {
   TempDir tmp;
   const std::string in = test_model("fp16_if_subgraph");
   const std::string out = (tmp / "if16.onnx").string();
@@ -418,21 +482,17 @@ TEST(Fp16Convert, IfSubgraphStaysFloat32AndReadsOuterValuesThroughCasts) {
   EXPECT_TRUE(report->type_checked);
   EXPECT_EQ(report->blocked[0].op_type, "If");
   EXPECT_NE(report->blocked[0].reason.find("subgraph"), std::string::npos);
+  EXPECT_EQ(report->converted_initializers, 3) << "w, zero, and b read by the branches only";
   auto s = ModelSurgery::open(out);
   ASSERT_TRUE(s.ok()) << s.error().describe();
   const GraphNode* branch = find_node(*s, "If");
   ASSERT_NE(branch, nullptr);
-  // The branches read the float16 `a` through a Cast, and `b` (read by the branches only) as it was.
   const Wiring w = wiring_of(out);
   ASSERT_EQ(branch->outer_inputs.size(), 2u);
-  for (const auto& r : branch->outer_inputs) {
-    if (r == "b") continue;
-    EXPECT_EQ(w.producer_op.at(r), "Cast") << r;
-    EXPECT_EQ(w.dtype.at(r), DType::float32) << r;
-  }
-  EXPECT_NE(std::find(branch->outer_inputs.begin(), branch->outer_inputs.end(), "b"),
-            branch->outer_inputs.end());
+  for (const auto& r : branch->outer_inputs)
+    EXPECT_TRUE(r == "a" || r == "b") << r << ": a Cast between the value and the branches";
   EXPECT_EQ(w.dtype.at("a"), DType::float16);
+  EXPECT_EQ(w.producer_op.at("a"), "Mul");
   // Both branches, each compared with the fp32 model.
   for (const float sign : {1.0f, -1.0f}) {
     std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -441,6 +501,43 @@ TEST(Fp16Convert, IfSubgraphStaysFloat32AndReadsOuterValuesThroughCasts) {
     EXPECT_GT(m.cosine, 0.9999) << sign;
     EXPECT_LT(m.max_abs, 0.01) << sign;
   }
+}
+
+// Silero v5's layout: the weights are Constants inside a branch, read one If further in. Both
+// become float16 (read in float16 by the inner branches), and both outer branches run.
+TEST(Fp16Convert, NestedIfBodiesConvertTheirConstants) {
+  TempDir tmp;
+  const std::string in = test_model("fp16_nested_if");
+  const std::string out = (tmp / "nested16.onnx").string();
+  auto report = convert_to_fp16(in, out);
+  ASSERT_TRUE(report.ok()) << report.error().describe();
+  EXPECT_TRUE(report->type_checked);
+  EXPECT_EQ(report->converted_constants, 2) << "weight and bias, inside the then branch";
+  EXPECT_EQ(report->converted_initializers, 1) << "zero, read by Greater in float16";
+  std::vector<std::string> blocked;
+  for (const auto& b : report->blocked) blocked.push_back(b.node);
+  EXPECT_EQ(blocked, (std::vector<std::string>{"branch", "inner_branch"})) << "the If nodes, borders only";
+  EXPECT_EQ(weight_precision(*inspect_model(out)), "fp16");
+  for (const float sign : {1.0f, -1.0f}) {
+    const Measured m = compare_runs(in, out, {{"x", random_tensor({2, 4}, 11, 0.1f * sign, 2.0f * sign)}});
+    EXPECT_GT(m.cosine, 0.9999) << sign;
+    EXPECT_LT(m.max_abs, 0.01) << sign;
+  }
+}
+
+// A Loop body: its weight initializer becomes float16; the loop-carried value and the outer `x` it
+// reads stay float32 at the body's borders.
+TEST(Fp16Convert, LoopBodyConvertsBehindFloat32Borders) {
+  TempDir tmp;
+  const std::string in = test_model("fp16_loop_body");
+  const std::string out = (tmp / "loop16.onnx").string();
+  auto report = convert_to_fp16(in, out);
+  ASSERT_TRUE(report.ok()) << report.error().describe();
+  EXPECT_TRUE(report->type_checked);
+  EXPECT_EQ(report->converted_initializers, 1) << "the body's w";
+  const Measured m = compare_runs(in, out, {{"x", random_tensor({4}, 12, -2, 2)}});
+  EXPECT_GT(m.cosine, 0.9999);
+  EXPECT_LT(m.max_abs, 0.02);
 }
 
 TEST(Fp16Convert, Opset21ModelConvertsAndRuns) {
@@ -494,8 +591,9 @@ TEST(Fp16Convert, WithoutKeepIoTypesTheBordersAreFloat16) {
 // EP, on the suite's inputs, and match the float32 model's outputs on the same EP within float16's
 // default rule (not the suite's expected outputs: Dropout and Bernoulli draw other random numbers
 // in ORT, and MaxUnpool differs in float32 too); those it refuses must be refused as bad_input,
-// never with an internal error. Measured with ORT 1.30.0: 544 converted, 536 run (8 fail in
-// float32 too), all match.
+// never with an internal error. Measured with ORT 1.30.0: 449 converted, 444 run (5 fail in
+// float32 too), all match; 483 refused, 95 of them models that only move values (Identity,
+// Reshape, Transpose, Concat, ...) and hold no float32 weight: nothing to convert.
 TEST(Fp16Convert, OnnxNodeSuiteConvertsRunsAndMatches) {
   PARITY_REQUIRE("onnx-testdata");
   PARITY_REQUIRE("slow");
@@ -553,8 +651,8 @@ TEST(Fp16Convert, OnnxNodeSuiteConvertsRunsAndMatches) {
   }
   std::printf("[fp16] ONNX node suite: %d converted, %d refused (bad_input), %d ran on cpu, %d matched\n",
               converted, refused, ran, matched);
-  EXPECT_GE(converted, 500);
-  EXPECT_GE(ran, 500);
+  EXPECT_GE(converted, 440);
+  EXPECT_GE(ran, 435);
 }
 
 // --- refusals --------------------------------------------------------------------------------
@@ -574,6 +672,19 @@ TEST(Fp16Convert, RefusesAModelThatAlreadyHoldsFloat16) {
   auto twice = convert_to_fp16((tmp / "once.onnx").string(), (tmp / "twice.onnx").string());
   ASSERT_FALSE(twice.ok());
   EXPECT_EQ(twice.error().kind, ErrorKind::bad_input);
+}
+
+// Identity and Reshape in float16 between two Casts would be a file called fp16 that holds none:
+// refused, with the reason, and nothing written.
+TEST(Fp16Convert, RefusesAModelWithNothingToConvert) {
+  TempDir tmp;
+  auto report = convert_to_fp16(test_model("fp16_nothing"), tmp / "x.onnx");
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.error().kind, ErrorKind::bad_input);
+  EXPECT_NE(report.error().message.find("nothing to convert"), std::string::npos) << report.error().message;
+  EXPECT_NE(report.error().message.find("no float32 weight"), std::string::npos) << report.error().message;
+  EXPECT_FALSE(report.error().hint.empty());
+  EXPECT_FALSE(fs::exists(tmp / "x.onnx"));
 }
 
 TEST(Fp16Convert, MissingAndMalformedFilesAreErrorsNotCrashes) {

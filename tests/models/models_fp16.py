@@ -13,6 +13,11 @@ them and runs both files on ONNX Runtime's CPU EP.
   weight, float16 after conversion) and an initializer only the branches read.
 - fp16_opset21: opset 21 (newer than python3-onnx 1.12's schemas): ReduceMean with `axes` as an
   input, Sub, Mul.
+- fp16_nested_if: Silero v5's layout: the weights are Constants inside an If's branch, read by a
+  nested If's branches; nothing at the top level but the If.
+- fp16_loop_body: a Loop whose body holds a weight initializer and reads an outer value, with a
+  float32 loop-carried value.
+- fp16_nothing: Identity and Reshape only: no weight, no arithmetic; the converter must refuse it.
 """
 import numpy as np
 from onnx import TensorProto, helper
@@ -110,5 +115,60 @@ def fp16_opset21():
                   [axes, w], opset=21)
 
 
+def fp16_nested_if():
+    """x[2,4] -> If(ReduceSum(x) > 0): then (m = Mul(x, Constant wc); If(positive): then Add(m, Constant
+    bc of the outer branch), else Sub(m, bc)) -> Tanh; else Neg(x). Every weight is a Constant inside
+    a branch, read one scope further in."""
+    zero = _init("zero", np.array(0, np.float32))
+    wc = helper.make_tensor("wc", TensorProto.FLOAT, [4], [0.5, -1.5, 2.0, 0.25])
+    bc = helper.make_tensor("bc", TensorProto.FLOAT, [4], [0.125, 0.25, -0.5, 1.0])
+    inner_then = helper.make_graph([helper.make_node("Add", ["m", "bias"], ["it_out"], name="inner_add")],
+                                   "inner_then", [], [_vi("it_out", TensorProto.FLOAT, [2, 4])])
+    inner_else = helper.make_graph([helper.make_node("Sub", ["m", "bias"], ["ie_out"], name="inner_sub")],
+                                   "inner_else", [], [_vi("ie_out", TensorProto.FLOAT, [2, 4])])
+    then_g = helper.make_graph(
+        [helper.make_node("Constant", [], ["weight"], value=wc, name="weight"),
+         helper.make_node("Constant", [], ["bias"], value=bc, name="bias"),
+         helper.make_node("Mul", ["x", "weight"], ["m"], name="mul_weight"),
+         helper.make_node("If", ["positive"], ["inner"], then_branch=inner_then, else_branch=inner_else,
+                          name="inner_branch"),
+         helper.make_node("Tanh", ["inner"], ["then_out"], name="tanh")],
+        "then", [], [_vi("then_out", TensorProto.FLOAT, [2, 4])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["else_out"], name="neg")],
+                               "else", [], [_vi("else_out", TensorProto.FLOAT, [2, 4])])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["total"], keepdims=0, name="total"),
+             helper.make_node("Greater", ["total", "zero"], ["positive"], name="positive"),
+             helper.make_node("If", ["positive"], ["y"], then_branch=then_g, else_branch=else_g,
+                              name="branch")]
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, [2, 4])], [_vi("y", TensorProto.FLOAT, [2, 4])],
+                  [zero], opset=17)
+
+
+def fp16_loop_body():
+    """x[4] -> Loop 3 times over v (starts at x): v = Add(Mul(v, w), x), w an initializer of the body
+    -> y[4]."""
+    w = _init("w", np.array([0.5, -0.75, 1.25, 0.9], np.float32))
+    trips = _init("trips", np.array(3, np.int64))
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going"),
+         helper.make_node("Mul", ["v_in", "w"], ["scaled"], name="mul_w"),
+         helper.make_node("Add", ["scaled", "x"], ["v_out"], name="add_x")],
+        "body", [_vi("i", TensorProto.INT64, []), _vi("cond_in", TensorProto.BOOL, []),
+                 _vi("v_in", TensorProto.FLOAT, [4])],
+        [_vi("cond_out", TensorProto.BOOL, []), _vi("v_out", TensorProto.FLOAT, [4])], initializer=[w])
+    nodes = [helper.make_node("Loop", ["trips", "", "x"], ["y"], body=body, name="loop")]
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, [4])], [_vi("y", TensorProto.FLOAT, [4])], [trips],
+                  opset=17)
+
+
+def fp16_nothing():
+    """x[2,4] -> Identity -> Reshape(shape [8], int64) -> y[8]: no float32 weight, nothing computed."""
+    shape = _init("shape", np.array([8], np.int64))
+    nodes = [helper.make_node("Identity", ["x"], ["copy"], name="copy"),
+             helper.make_node("Reshape", ["copy", "shape"], ["y"], name="flat")]
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, [2, 4])], [_vi("y", TensorProto.FLOAT, [8])], [shape],
+                  opset=17)
+
+
 GENERATORS = [fp16_weights, fp16_resize, fp16_upsample_opset9, fp16_block_softmax, fp16_if_subgraph,
-              fp16_opset21]
+              fp16_opset21, fp16_nested_if, fp16_loop_body, fp16_nothing]

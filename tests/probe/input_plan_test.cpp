@@ -55,6 +55,32 @@ TEST(MissingShapes, UnnamedDimsGetAWholeShapeWithSetDimsKept) {
   EXPECT_THAT(missing.hint(), HasSubstr("--shape NAME=D0,D1,..."));
 }
 
+// Silero VAD v5 as exported (livekit's and vad-web's files): input [?, ?], state [2, ?, 128], both
+// with the same batch axis, and sr compared with 16000. The batch axis is 1 in both inputs, the
+// signal long enough for the STFT's reflect pad, and sr the rate the model's main branch wants.
+TEST(MissingShapes, SharedBatchAxisAgreesAndAComparedIntegerGetsItsConstant) {
+  model::ModelInfo m;
+  m.inputs.push_back(input("input", {unnamed(), unnamed()}));
+  m.inputs.push_back(input("state", {fixed(2), unnamed(), fixed(128)}));
+  m.inputs.push_back({"sr", DType::int64, true, {}});
+  m.compared_with["sr"] = 16000;
+  const MissingShapes missing = find_missing_shapes(m, {});
+  EXPECT_THAT(missing.suggested_flags, ElementsAre("--shape input=1,512", "--shape state=2,1,128"));
+  EXPECT_THAT(missing.value_flags, ElementsAre("--range sr=16000,16001"));
+  EXPECT_THAT(missing.value_notes, ElementsAre(HasSubstr("'sr' is compared with 16000")));
+  EXPECT_THAT(missing.hint(), HasSubstr("--range sr=16000,16001"));
+  // The v4 export names the axis: 'batch' leads `input` and sits inside h and c.
+  model::ModelInfo v4;
+  v4.inputs.push_back(input("input", {symbol("batch"), symbol("sequence")}));
+  v4.inputs.push_back(input("h", {fixed(2), symbol("batch"), fixed(64)}));
+  EXPECT_THAT(find_missing_shapes(v4, {}).suggested_flags,
+              ElementsAre("--dim batch=1", "--dim sequence=512"));
+  // A range the user gave is not suggested again.
+  InputSettings s;
+  s.ranges["sr"] = {8000, 8001};
+  EXPECT_TRUE(find_missing_shapes(m, s).value_flags.empty());
+}
+
 TEST(MissingShapes, PlanInputsRefusesWithAllOfThemInOneError) {
   const auto plan = plan_inputs(three_symbol_model(), {});
   ASSERT_FALSE(plan.ok());

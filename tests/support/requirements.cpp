@@ -71,13 +71,20 @@ std::string unmet_requirement(std::string_view r) {
     const std::string model = std::string(PARITY_THIRD_PARTY) + "/models/silero_vad_v5.onnx";
     return fs::exists(model) ? "" : "no " + model + install;
   }
+  if (r == "corpus-models") {
+    const std::string corpus = std::string(PARITY_THIRD_PARTY) + "/models/corpus/";
+    for (const char* f : {"silero_vad_v4.onnx", "silero_vad_v5_livekit.onnx", "owwjs_hello_deepa.onnx",
+                          "oww_melspectrogram.onnx", "oww_embedding_model.onnx", "oww_timer_v0.1.onnx"})
+      if (!fs::exists(corpus + f)) return "no " + corpus + f + install;
+    return "";
+  }
   if (r == "slow") {
     const char* skip = std::getenv("PARITY_SKIP_SLOW");
     return skip != nullptr && std::string_view(skip) == "1" ? "a slow test, and PARITY_SKIP_SLOW=1" : "";
   }
   return "unknown requirement '" + std::string(r) +
          "' (known: chromium, webgpu-adapter, mock-icd, vulkan-loader, onnx-testdata, numpy, ocr-models, "
-         "vad-model, slow)";
+         "vad-model, corpus-models, slow)";
 }
 
 }  // namespace parity::testing

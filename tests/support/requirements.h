@@ -21,6 +21,8 @@ namespace parity::testing {
 //   onnx-testdata   Debian's libonnx-testdata (the ONNX backend test suite)
 //   numpy           /usr/bin/python3 with numpy
 //   ocr-models      the PP-OCRv4 det/rec and PP-OCR cls models in third_party/models (npm corpus)
+//   vad-model       Silero VAD v5 (vad-web's export) in third_party/models
+//   corpus-models   the npm corpus in third_party/models/corpus (openWakeWord, Silero v4, livekit's v5)
 //   slow            not skipped by PARITY_SKIP_SLOW=1 (a quick local loop)
 // An unknown name is reported as unmet, so a misspelt requirement cannot pass silently.
 std::string unmet_requirement(std::string_view requirement);

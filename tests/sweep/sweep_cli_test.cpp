@@ -478,5 +478,17 @@ TEST(SweepCli, PrecisionsComeFromTheWeightsWhereNoNameSaysThem) {
   EXPECT_FALSE(fs::exists(tmp.path() / "generated")) << "a refused sweep writes nothing";
 }
 
+// A model where nothing can become float16 gets no "fp16" variant that is float32 inside: the sweep
+// says why and judges nothing.
+TEST(SweepCli, Fp16VariantOfAModelWithNothingToConvertIsNotMade) {
+  testing::TempDir tmp;
+  const auto run = testing::run_parity({"sweep", kModels + "/fp16_nothing.onnx", "--variants", "fp16", "-b",
+                                        "cpu", "--out", tmp.str() + "/sweep", "-q"});
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("nothing to convert"), std::string::npos) << run.output;
+  EXPECT_FALSE(fs::exists(tmp.path() / "sweep" / "variants" / "fp16_nothing.fp16.onnx"));
+  EXPECT_FALSE(fs::exists(tmp.path() / "sweep" / "results.jsonl"));
+}
+
 }  // namespace
 }  // namespace parity
