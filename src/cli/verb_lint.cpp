@@ -62,10 +62,14 @@ Result<VerbOutput> run(const LintArgs& a) {
   PARITY_ASSIGN_OR_RETURN(report, lint::run_lint(o, progress_for(a.common)));
   VerbOutput out{report::lint_text(report), report::lint_to_json(report)};
   // A backend linted for that could not even open the model will get it wrong: a finding, as a
-  // failed backend is in probe (every backend refusing exited 0, with nothing checked).
+  // failed backend is in probe; so is one that failed at run where another ran the same inputs.
+  // Sessions that all failed at run checked nothing: cannot run, unless a rule found an error.
   const bool refused =
       std::any_of(report.checks.begin(), report.checks.end(), [](const auto& c) { return !c.ran; });
-  out.exit_code = report.count(lint::Severity::error) > 0 || refused ? kExitFinding : kExitOk;
+  out.exit_code = report.count(lint::Severity::error) > 0 ? kExitFinding
+                  : !report.unchecked.empty()             ? kExitCannotRun
+                  : refused                               ? kExitFinding
+                                                          : kExitOk;
   if (a.report_files.wanted()) add_report_documents(out, a.report_files, report::lint_document(report));
   if (a.fix.empty()) return out;
   lint::FixOptions f;
@@ -94,7 +98,9 @@ void declare_lint(CLI::App& cmd, LintArgs& a) {
       "'fixed: passes on 1.30.0' (parity findings verify --record keeps them current).\n"
       "Exit status: 0 no error-level hit, 1 an error-level hit for a backend linted for (or one that refused "
       "the model), 2 bad invocation or "
-      "unreadable model, 3 cannot run. Rules and their evidence: docs/lint.md.\n\n"
+      "unreadable model, 3 cannot run (with --backends: no session ran, each failed on its inputs, and no "
+      "rule "
+      "found an error). Rules and their evidence: docs/lint.md.\n\n"
       "Examples:\n"
       "  parity lint model.onnx                                  # every backend, from the file\n"
       "  parity lint model.onnx -b webgpu,web-jsep --dim batch=1  # plus one session each\n"

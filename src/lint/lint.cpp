@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 
 #include "backend/browser/ort_web_dist.h"
 #include "core/interrupt.h"
@@ -162,15 +165,69 @@ void confirm_islands(LintHit& h, const std::vector<BackendCheck>& checks) {
   }
 }
 
-// A node whose every output is an integer or bool tensor (shape arithmetic); unknown nodes are not.
-bool computes_integers_only(const model::GraphFacts& facts, const std::string& node) {
-  for (const auto& n : facts.nodes) {
-    if (n.name != node) continue;
-    return !n.outputs.empty() && std::all_of(n.outputs.begin(), n.outputs.end(), [&](const auto& o) {
-      const DType t = facts.type_of(o);
-      return t != DType::undefined && !dtype_is_float(t);
-    });
+// Element types of every value, top level and If/Loop/Scan bodies, for telling shape arithmetic
+// from float work. A body declares few types, so an undeclared output is inferred from its op: the
+// shape ops' own result types, Cast's `to`, and else the type of the data it passes on.
+std::map<std::string, DType> value_types_with_bodies(const model::GraphFacts& facts) {
+  // clang-format off
+  static const std::set<std::string_view> kInt64{"Shape", "Size", "NonZero", "ArgMax", "ArgMin"};
+  static const std::set<std::string_view> kBool{"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+                                                "Not", "And", "Or", "Xor", "IsNaN", "IsInf"};
+  static const std::set<std::string_view> kFollowsInput{
+      "Gather", "GatherElements", "Concat", "Unsqueeze", "Squeeze", "Slice", "Reshape", "Identity", "Expand",
+      "Tile", "Transpose", "Flatten", "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Min", "Max", "Range",
+      "ReduceProd", "ReduceSum", "ReduceMin", "ReduceMax", "Sign", "CumSum"};
+  // clang-format on
+  std::map<std::string, DType> types = facts.value_types;
+  std::vector<std::reference_wrapper<const model::FactNode>> all(facts.nodes.begin(), facts.nodes.end());
+  all.insert(all.end(), facts.inner_nodes.begin(), facts.inner_nodes.end());
+  auto known = [&](const std::string& v) {
+    const auto it = types.find(v);
+    return it == types.end() ? DType::undefined : it->second;
+  };
+  // Bodies read outer values and outer nodes read body results (If outputs): a few passes settle it.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const model::FactNode& n : all) {
+      DType t = DType::undefined;
+      if (!n.domain.empty()) continue;
+      if (kInt64.count(n.op_type)) {
+        t = DType::int64;
+      } else if (kBool.count(n.op_type)) {
+        t = DType::boolean;
+      } else if (n.op_type == "Cast") {
+        const auto it = n.attributes.find("to");
+        if (it != n.attributes.end())
+          t = dtype_from_onnx(static_cast<int32_t>(it->second.i)).value_or(DType::undefined);
+      } else if (n.op_type == "Where") {
+        t = known(n.input(1));
+      } else if (kFollowsInput.count(n.op_type)) {
+        t = known(n.input(0));
+      }
+      if (t == DType::undefined) continue;
+      for (const auto& o : n.outputs)
+        if (!o.empty() && known(o) == DType::undefined) {
+          types[o] = t;
+          grew = true;
+        }
+    }
   }
+  return types;
+}
+
+// A node whose every output is an integer or bool tensor (shape arithmetic), at the top level or in
+// a body; unknown nodes are not.
+bool computes_integers_only(const model::GraphFacts& facts, const std::map<std::string, DType>& types,
+                            const std::string& node) {
+  const auto integer_only = [&](const model::FactNode& n) {
+    return !n.outputs.empty() && std::all_of(n.outputs.begin(), n.outputs.end(), [&](const auto& o) {
+      const auto it = types.find(o);
+      return it != types.end() && it->second != DType::undefined && !dtype_is_float(it->second);
+    });
+  };
+  for (const auto* list : {&facts.nodes, &facts.inner_nodes})
+    for (const auto& n : *list)
+      if (n.name == node) return integer_only(n);
   return false;
 }
 
@@ -180,6 +237,7 @@ void add_live_hits(const model::GraphFacts& facts, const std::vector<BackendChec
   const Rule& opset = *find_rule("opset-too-new");
   LintHit placed = make_hit(fallback, {});
   LintHit refused = make_hit(opset, {});
+  const std::map<std::string, DType> types = value_types_with_bodies(facts);
   for (const auto& c : checks) {
     if (c.error) {
       const std::string& m = c.error->message;
@@ -199,7 +257,7 @@ void add_live_hits(const model::GraphFacts& facts, const std::vector<BackendChec
       std::vector<std::string> ops;
       std::size_t shape_nodes = 0, taken = 0;
       for (const auto& [node, op] : c.cpu_nodes) {
-        if (computes_integers_only(facts, node)) {
+        if (computes_integers_only(facts, types, node)) {
           ++shape_nodes;
           continue;
         }
@@ -241,6 +299,10 @@ std::size_t LintReport::count(Severity s) const {
       std::count_if(hits.begin(), hits.end(), [s](const auto& h) { return h.severity == s; }));
 }
 
+bool refused_the_model(const BackendCheck& c) {
+  return c.error && (c.error->stage == Stage::load_model || c.error->stage == Stage::create_session);
+}
+
 Result<LintReport> run_lint(const LintOptions& options, const probe::ProgressSink& progress) {
   PARITY_ASSIGN_OR_RETURN(facts, model::read_graph_facts(options.model));
   LintReport report;
@@ -251,11 +313,15 @@ Result<LintReport> run_lint(const LintOptions& options, const probe::ProgressSin
     findings = std::move(*read);
   else
     report.notes.push_back("no findings base (" + read.error().message + "): versions are not judged");
-  // A rule's evidence is the record that names it (its own folder first, if several do).
+  // A rule's evidence is the record that names it (its own folder first, if several do), else its
+  // folder's record (two rules can share one repro: slice-negative-step and its JSEP twin).
   auto record_of = [&](const Rule& rule) -> const FindingRecord* {
     const FindingRecord* found = nullptr;
     for (const auto& r : findings)
       if (r.rule == rule.id && (!found || r.id == rule.finding)) found = &r;
+    if (!found)
+      for (const auto& r : findings)
+        if (!rule.finding.empty() && r.id == rule.finding) found = &r;
     return found;
   };
 
@@ -268,6 +334,7 @@ Result<LintReport> run_lint(const LintOptions& options, const probe::ProgressSin
     scratch.emplace(std::move(dir));
     if (!plan.ok()) {
       report.notes.push_back("no session ran: " + plan.error().message + " (" + plan.error().hint + ")");
+      report.unchecked.push_back("no inputs could be planned: " + first_line(plan.error().message));
     } else {
       std::unique_ptr<isolate::BackendRunner> own;
       isolate::BackendRunner& runner = isolate::runner_or(options.runner, own);
@@ -279,6 +346,14 @@ Result<LintReport> run_lint(const LintOptions& options, const probe::ProgressSin
         report.checks.push_back(std::move(check));
       }
       report.live = true;
+      // Every session failing on the same random inputs says more about the inputs than about any
+      // backend (Silero v5 takes its 8 kHz branch and fails everywhere): nothing was checked.
+      const auto& cs = report.checks;
+      if (!interrupted() && !cs.empty() &&
+          std::none_of(cs.begin(), cs.end(), [](const auto& c) { return c.ran; }) &&
+          std::none_of(cs.begin(), cs.end(), refused_the_model))
+        for (const auto& c : cs)
+          report.unchecked.push_back(c.label + ": " + first_line(c.error ? c.error->message : "not run"));
     }
   }
 

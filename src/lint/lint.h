@@ -71,8 +71,14 @@ struct LintReport {
   std::vector<BackendCheck> checks;
   std::vector<LintHit> hits;       // by severity, then rule order
   std::vector<std::string> notes;  // what was not checked and why
+  // Sessions were asked for, none ran and none refused the model (each failed on its inputs, or no
+  // inputs could be planned): "could not check", one reason per line. Static rules still report.
+  std::vector<std::string> unchecked;
   std::size_t count(Severity s) const;
 };
+
+// The runtime refused the model itself (loading or creating the session), not the inputs at run.
+bool refused_the_model(const BackendCheck& c);
 
 Result<LintReport> run_lint(const LintOptions& options, const probe::ProgressSink& progress = {});
 

@@ -61,7 +61,10 @@ std::vector<Match> dq_blocked_1d(const GraphFacts& f) {
   return out;
 }
 
-std::vector<Match> slice_negative_step(const GraphFacts& f) {
+// Slices with a constant negative step. `start_minus_one_ok`: the WebGPU EP starts such a slice at
+// dim-1 whatever `starts` says, so a start of -1 (or at/after the end) is right there by luck; JSEP
+// returns one element too few whatever the start (Silero v4's Slice_130 starts at -1).
+std::vector<Match> negative_step_slices(const GraphFacts& f, bool start_minus_one_ok) {
   std::vector<Match> out;
   for (const FactNode& n : all_nodes(f)) {
     if (!is_op(n, "Slice") || n.inputs.size() < 5) continue;  // steps are an input from opset 10
@@ -82,9 +85,7 @@ std::vector<Match> slice_negative_step(const GraphFacts& f) {
         break;
       }
       const int64_t start = (*starts)[k];
-      // The WebGPU EP starts a negative-step slice at dim-1 whatever `starts` says: a start of -1
-      // (or at/after the end) is right by luck.
-      if (start == -1 || (dim > 0 && start >= dim - 1)) continue;
+      if (start_minus_one_ok && (start == -1 || (dim > 0 && start >= dim - 1))) continue;
       why = fmt::format("step {} on axis {} from start {}{}", (*steps)[k], axis, start,
                         dim > 0 ? fmt::format(" (dim {})", dim) : "");
       break;
@@ -93,6 +94,9 @@ std::vector<Match> slice_negative_step(const GraphFacts& f) {
   }
   return out;
 }
+
+std::vector<Match> slice_negative_step(const GraphFacts& f) { return negative_step_slices(f, true); }
+std::vector<Match> slice_negative_step_jsep(const GraphFacts& f) { return negative_step_slices(f, false); }
 
 // Found by parity hunt (docs/hunt.md): after a Conv, an activation and then a second one from
 // these pairs come out wrong on the WebGPU EP, while the Conv with one activation is right.
@@ -349,12 +353,21 @@ const std::vector<Rule>& rules() {
       {"slice-negative-step",
        Severity::error,
        "Slice with a negative step",
-       {"webgpu", "web-webgpu", "web-jsep"},
+       {"webgpu", "web-webgpu"},
        "the WebGPU EP starts a negative-step slice at the last element whatever `starts` says: x[:, 7::-1] "
-       "returns x[:, 9::-1] (JSEP returns one element too few); a start of -1 is right by luck",
+       "returns x[:, 9::-1]; a start of -1 is right by luck (JSEP: slice-negative-step-jsep)",
        "--fix slice-negative-step slices forward to the start first, then reverses from -1 (WebGPU EP paths)",
        "webgpu-slice-negative-step",
        slice_negative_step},
+      {"slice-negative-step-jsep",
+       Severity::error,
+       "Slice with a negative step (JSEP)",
+       {"web-jsep"},
+       "onnxruntime-web's JSEP Slice returns one element too few along a negative-step axis, whatever the "
+       "start (x[:, ::-1] of 12 gives 11), 1.22.0 and 1.30.0; Silero v4's Slice_130 is one",
+       "use web-webgpu or web-wasm, or reverse the axis another way (a Gather with reversed indices)",
+       "webgpu-slice-negative-step",
+       slice_negative_step_jsep},
       {"conv-two-activations",
        Severity::error,
        "Conv followed by two activations",

@@ -42,8 +42,9 @@ std::string tone_of(Severity s) {
 }
 
 std::string result_line(const lint::LintReport& r) {
-  return fmt::format("{} error(s), {} warning(s), {} fixed or harmless here", r.count(Severity::error),
-                     r.count(Severity::warning), r.count(Severity::info));
+  return fmt::format("{}{} error(s), {} warning(s), {} fixed or harmless here",
+                     r.unchecked.empty() ? "" : "could not check (no session ran); ",
+                     r.count(Severity::error), r.count(Severity::warning), r.count(Severity::info));
 }
 
 }  // namespace
@@ -102,6 +103,7 @@ Document lint_document(const lint::LintReport& r) {
           Paragraph{"evidence: " + h.evidence + " (its repro, and every run in finding.json)", "note"});
     doc.sections.push_back(std::move(s));
   }
+  if (!r.unchecked.empty()) doc.sections.push_back({"Could not check", {}, {BulletList{r.unchecked}}});
   if (!r.notes.empty()) doc.sections.push_back({"Notes", {}, {BulletList{r.notes}}});
   return doc;
 }
@@ -142,6 +144,10 @@ std::string lint_text(const lint::LintReport& r) {
     }
   }
   for (const auto& n : r.notes) out += "note: " + n + "\n";
+  if (!r.unchecked.empty()) {
+    out += "\ncould not check: no session ran, so only the static rules above were checked\n";
+    for (const auto& u : r.unchecked) out += "  " + u + "\n";
+  }
   out += "\nresult: " + result_line(r) + "\n";
   return out;
 }
@@ -191,6 +197,7 @@ nlohmann::json lint_to_json(const lint::LintReport& r) {
           {"checks", std::move(checks)},
           {"hits", std::move(hits)},
           {"notes", r.notes},
+          {"could_not_check", r.unchecked},
           {"errors", r.count(Severity::error)},
           {"warnings", r.count(Severity::warning)}};
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/json_file.h"
+#include "support/requirements.h"
 #include "support/run_parity.h"
 #include "support/temp_dir.h"
 
@@ -100,6 +101,69 @@ TEST(LintCli, ABackendThatRefusesTheModelIsAFinding) {
   const auto statically = testing::run_parity({"lint", kModels + "/lint_unknown_op.onnx", "-q"});
   EXPECT_EQ(statically.exit_code, 0) << "without -b nothing ran, and no static rule matches\n"
                                      << statically.output;
+}
+
+// Every session failing at run on the same random inputs checked nothing (Silero v5 at the shapes
+// inspect suggests takes its 8 kHz branch and fails everywhere): "could not check", exit 3, not a
+// clean 0 or a finding against every backend.
+TEST(LintCli, EverySessionFailingAtRunCouldNotCheck) {
+  PARITY_REQUIRE("vad-model");
+  testing::TempDir tmp;
+  const std::string out = tmp.str() + "/lint.json";
+  const auto run =
+      testing::run_parity({"lint", std::string(PARITY_THIRD_PARTY) + "/models/silero_vad_v5.onnx", "-b",
+                           "cpu", "--shape", "input=1,32", "--shape", "state=2,32,128", "--json", out, "-q"});
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_NE(run.output.find("could not check"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("cpu: Run: ORT_INVALID_ARGUMENT"), std::string::npos) << "the reason\n"
+                                                                                  << run.output;
+  const json j = read_json(out);
+  ASSERT_EQ(j["could_not_check"].size(), 1u) << j.dump(2);
+  // No inputs could be planned at all (no --shape): nothing was checked either.
+  const auto unplanned = testing::run_parity(
+      {"lint", std::string(PARITY_THIRD_PARTY) + "/models/silero_vad_v5.onnx", "-b", "cpu", "-q"});
+  EXPECT_EQ(unplanned.exit_code, 3) << unplanned.output;
+  EXPECT_NE(unplanned.output.find("could not check"), std::string::npos) << unplanned.output;
+}
+
+// Integer shape arithmetic inside If bodies is not float work left to the CPU (docs/lint.md): the
+// bodies declare no types, and the fallback warning counted their int64 Mul and Add.
+TEST(LintCli, ShapeNodesInsideIfBodiesAreNotCpuFallback) {
+  PARITY_REQUIRE("webgpu-adapter");
+  testing::TempDir tmp;
+  const std::string out = tmp.str() + "/lint.json";
+  const auto run = testing::run_parity(
+      {"lint", kModels + "/lint_shape_if.onnx", "-b", "webgpu", "--dim", "n=2", "--json", out, "-q"});
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  const json j = read_json(out);
+  ASSERT_TRUE(j["checks"][0]["ran"].get<bool>()) << run.output;
+  bool body_on_cpu = false;  // the case is real only if ORT left the bodies' nodes to the CPU
+  for (const auto& n : j["checks"][0]["cpu_nodes"]) body_on_cpu |= n["node"] == "then_add";
+  EXPECT_TRUE(body_on_cpu) << j["checks"][0].dump(2);
+  EXPECT_EQ(hit_of(j, "ep-cpu-fallback"), nullptr) << run.output;
+}
+
+// JSEP's reverse Slice is one element short whatever the start, -1 included (Silero v4's
+// Slice_130); the WebGPU EP is right from -1. The prediction is checked on onnxruntime-web itself.
+TEST(LintCli, AReverseSliceFromTheEndIsFlaggedForJsepOnly) {
+  const std::string model = kModels + "/lint_slice_reverse_from_end.onnx";
+  testing::TempDir tmp;
+  const std::string out = tmp.str() + "/lint.json";
+  const auto jsep = testing::run_parity({"lint", model, "-b", "web-jsep", "--no-live", "--json", out, "-q"});
+  EXPECT_EQ(jsep.exit_code, 1) << jsep.output;
+  const json j = read_json(out);
+  const json* hit = hit_of(j, "slice-negative-step-jsep");
+  ASSERT_NE(hit, nullptr) << jsep.output;
+  EXPECT_EQ((*hit)["nodes"], json::array({"slice"}));
+  EXPECT_EQ((*hit)["backends"][0]["severity"], "error");
+  const auto webgpu = testing::run_parity({"lint", model, "-b", "webgpu,web-webgpu", "--no-live", "-q"});
+  EXPECT_EQ(webgpu.exit_code, 0) << webgpu.output;
+  EXPECT_EQ(webgpu.output.find("slice-negative-step"), std::string::npos) << webgpu.output;
+  PARITY_REQUIRE("chromium");
+  const auto probe = testing::run_parity({"probe", model, "-b", "web-jsep", "-q"});
+  EXPECT_EQ(probe.exit_code, 1) << probe.output;
+  EXPECT_NE(probe.output.find("actual shape [3,9], reference shape [3,10]"), std::string::npos)
+      << probe.output;
 }
 
 TEST(LintCli, TheRuntimesRefusalIsQuoted) {

@@ -28,6 +28,9 @@ const RuleCase kCases[] = {
      "from start 7 (dim 10)"},
     {"slice-negative-step", "webgpu_bug_slice_negative_step", "lint_slice_positive_step",
      "step -1 on axis 1"},
+    // JSEP's twin: one element short from any start, -1 included; a forward step is clean.
+    {"slice-negative-step-jsep", "lint_slice_reverse_from_end", "lint_slice_positive_step",
+     "step -1 on axis 1 from start -1"},
     {"conv-no-kernel-shape", "lint_conv_no_kernel_shape", "lint_conv_kernel_shape",
      "implies kernel_shape [3,3]"},
     {"maxpool-dilations", "sweep_pool_dilated", "lint_maxpool_plain", "dilations [2,2]"},

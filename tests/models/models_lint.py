@@ -20,6 +20,9 @@ lint_unsorted: a Relu listed before the Add that produces its input (ONNX's chec
 lint_opset_future: a Relu at ai.onnx opset 99, which no runtime implements.
 lint_unknown_op: a node of an op no runtime has (com.parity.test:NoSuchOp): every backend refuses
     the session, and no static rule says so.
+lint_shape_if: a Relu on the GPU beside shape arithmetic (Shape, Gather, Greater) choosing an
+    If whose bodies compute int64 values without declaring them (Mul, Add / Sub), as Silero v4's
+    Ifs do (x's first dim is symbolic, so ORT cannot fold them): ORT keeps all of it on the CPU by design, and none of it is float work.
 lint_det_on_cpu: Mul -> Det; ORT 1.30's WebGPU EP has no Det kernel, so it falls back to the CPU
     (the placement rule asks a real session; nothing in the file says it).
 """
@@ -184,6 +187,25 @@ def lint_det_on_cpu():
                   [_init("two", np.array(2, np.float32))], opset=17)
 
 
-GENERATORS = [lint_convtranspose_2d, lint_fp16_island_in_fp32, lint_maxpool_ceil, lint_det_on_cpu, lint_conv_no_kernel_shape, lint_conv_kernel_shape, lint_dq_uint8_zero_point, lint_dq_int8_zero_point,
+def lint_shape_if():
+    i64 = TensorProto.INT64
+    then_body = helper.make_graph(
+        [helper.make_node("Mul", ["s", "two_i"], ["s2"], name="then_mul"),
+         helper.make_node("Add", ["s2", "one_i"], ["then_out"], name="then_add")],
+        "then", [], [_vi("then_out", i64, [2])])
+    else_body = helper.make_graph([helper.make_node("Sub", ["s", "one_i"], ["else_out"], name="else_sub")],
+                                  "else", [], [_vi("else_out", i64, [2])])
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu"),
+             helper.make_node("Shape", ["x"], ["s"], name="shape"),
+             helper.make_node("Gather", ["s", "zero_i"], ["n"], axis=0, name="rows"),
+             helper.make_node("Greater", ["n", "one_i"], ["cond"], name="many_rows"),
+             helper.make_node("If", ["cond"], ["z"], then_branch=then_body, else_branch=else_body, name="pick")]
+    return _model(nodes, [_vi("x", TensorProto.FLOAT, ["n", 3])],
+                  [_vi("y", TensorProto.FLOAT, ["n", 3]), _vi("z", i64, [2])],
+                  [_init("zero_i", np.array(0, np.int64)), _init("one_i", np.array(1, np.int64)),
+                   _init("two_i", np.array(2, np.int64))], opset=17)
+
+
+GENERATORS = [lint_shape_if, lint_convtranspose_2d, lint_fp16_island_in_fp32, lint_maxpool_ceil, lint_det_on_cpu, lint_conv_no_kernel_shape, lint_conv_kernel_shape, lint_dq_uint8_zero_point, lint_dq_int8_zero_point,
               lint_dq_per_axis_1d, lint_slice_reverse_from_end, lint_slice_positive_step, lint_maxpool_plain,
               lint_fp16_unfolded_matmul, lint_fp32_folded_matmul, lint_unsorted, lint_sorted, lint_opset_future, lint_unknown_op]
