@@ -130,9 +130,9 @@ struct Declaration {
   // A size search's suggestion: max_size less the sweep's margin, the size an application should
   // tile or downscale to. Empty without --size-search.
   std::string size_budget;
-  // The declared file's largest weight (initializer or Constant) in bytes: a GPU backend holds it in one buffer, so an
-  // adapter whose maxBufferSize is smaller cannot run the file (google/xrblocks PR #483: a 128 MiB
-  // limit, a 384 MiB model). The guard checks it before opening; 0 = not recorded.
+  // The declared file's largest weight (initializer or Constant) in bytes: a GPU backend holds it in one
+  // buffer, so an adapter whose maxBufferSize is smaller cannot run the file (google/xrblocks PR #483: a 128
+  // MiB limit, a 384 MiB model). The guard checks it before opening; 0 = not recorded.
   uint64_t largest_weight_bytes = 0;
   std::map<std::string, std::string> provider_options, session_options;
   Runtime runtime;

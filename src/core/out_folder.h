@@ -12,8 +12,8 @@
 namespace parity {
 
 // True when `dir` is recognizably written by Parity: it holds a record of Parity's at its top
-// (repro.json, finding.json, plan.json or probe --save-io's io.json whose "schema" starts with "parity."), or every entry of
-// it is a folder that does (a hunt's or lint's findings folder).
+// (repro.json, finding.json, plan.json or probe --save-io's io.json whose "schema" starts with "parity."), or
+// every entry of it is a folder that does (a hunt's or lint's findings folder).
 bool is_parity_folder(const std::filesystem::path& dir);
 
 // May a verb write its folder at `dir`? Yes when it does not exist (it is created later, when
