@@ -151,10 +151,13 @@ OutputVerdict judge(const Tensor& actual, const Tensor& expected, const Comparis
 
 // The whole check of one output, shared by every verb: compares when dtype and shape agree, then
 // judges. `actual` may be null (the backend returned no such output): mismatch, rule "missing".
+// `recurrent_state`: the output is state fed back as an input (an LSTM's hn): its argmax means
+// nothing, so it gets no top-1/top-5 agreement and a top-1 rule treats it as no class scores.
 struct Evaluation {
   std::optional<Comparison> comparison;  // absent when the tensors cannot be compared
   OutputVerdict verdict;
 };
-Evaluation evaluate_output(const NamedTensor* actual, const NamedTensor& expected, const Tolerance& tol);
+Evaluation evaluate_output(const NamedTensor* actual, const NamedTensor& expected, const Tolerance& tol,
+                           bool recurrent_state = false);
 
 }  // namespace parity

@@ -168,27 +168,17 @@ void describe_nodes(const onnx::GraphProto& g, ModelInfo& info) {
   }
 }
 
-// The value of a one-element int32/int64 tensor, or nullopt.
+// The value of a one-element int32/int64 tensor, or nullopt. The size is read off the dims first,
+// so no large weight is decoded.
 std::optional<int64_t> single_integer(const onnx::TensorProto& t) {
   int64_t n = 1;
   for (const int64_t d : t.dims()) n *= d;
-  if (n != 1) return std::nullopt;
-  if (t.data_type() == onnx::TensorProto::INT64) {
-    if (t.int64_data_size() == 1) return t.int64_data(0);
-    if (t.raw_data().size() == sizeof(int64_t)) {
-      int64_t v = 0;
-      std::memcpy(&v, t.raw_data().data(), sizeof v);
-      return v;
-    }
-  } else if (t.data_type() == onnx::TensorProto::INT32) {
-    if (t.int32_data_size() == 1) return t.int32_data(0);
-    if (t.raw_data().size() == sizeof(int32_t)) {
-      int32_t v = 0;
-      std::memcpy(&v, t.raw_data().data(), sizeof v);
-      return v;
-    }
-  }
-  return std::nullopt;
+  const bool int64 = t.data_type() == onnx::TensorProto::INT64,
+             int32 = t.data_type() == onnx::TensorProto::INT32;
+  if (n != 1 || !(int64 || int32)) return std::nullopt;
+  const Result<NamedTensor> v = detail::tensor_from_proto(t, t.name());
+  if (!v.ok() || v->tensor.numel() != 1) return std::nullopt;
+  return int64 ? v->tensor.view<int64_t>()[0] : int64_t{v->tensor.view<int32_t>()[0]};
 }
 
 // Fills info.compared_with from the Equal nodes of `g` and its subgraphs; `constants` are the

@@ -39,8 +39,7 @@ bool worse_than(const OutputReport& a, const OutputReport& b) {
   return ma > mb || (std::isnan(ma) && !std::isnan(mb));
 }
 
-// `state`: the output is recurrent state fed back as an input (recurrent_state.h): its argmax
-// means nothing, so it gets no top-1/top-5 agreement, and a top-1 rule treats it as no class scores.
+// `state`: the output is recurrent state fed back as an input (recurrent_state.h; see evaluate_output).
 OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual, const NamedTensor& expected,
                           int sample, std::optional<double> noise_max_abs, std::string_view arithmetic,
                           bool state) {
@@ -53,12 +52,7 @@ OutputReport judge_output(const ProbeOptions& options, const NamedTensor* actual
     r.noise_max_abs = noise_max_abs;
     r.tolerance.noise_abs = kNoiseMargin * *noise_max_abs;
   }
-  Evaluation ev = evaluate_output(actual, expected, r.tolerance);
-  if (state && ev.comparison && (ev.comparison->top1_agree || ev.comparison->top5_agree)) {
-    ev.comparison->top1_agree.reset();
-    ev.comparison->top5_agree.reset();
-    ev.verdict = judge(actual->tensor, expected.tensor, *ev.comparison, r.tolerance);
-  }
+  const Evaluation ev = evaluate_output(actual, expected, r.tolerance, state);
   r.verdict = ev.verdict.verdict;
   r.failed_rule = ev.verdict.failed_rule;
   r.detail = ev.verdict.detail;

@@ -14,20 +14,22 @@
 namespace parity::report {
 namespace {
 
+// Which of two outputs a row should show: a mismatch before an inconclusive one before a match,
+// then the larger error; the earlier one on a tie.
+bool shows_more(const probe::OutputReport& o, const probe::OutputReport& than) {
+  auto rank = [](const probe::OutputReport& x) {
+    return x.verdict == Verdict::mismatch ? 2 : x.inconclusive.empty() ? 0 : 1;
+  };
+  if (rank(o) != rank(than)) return rank(o) > rank(than);
+  return o.comparison && than.comparison && o.comparison->max_abs > than.comparison->max_abs;
+}
+
 // The output to show for a backend: the first mismatch, else the first inconclusive one, else the
 // one with the largest error.
 const probe::OutputReport* worst_output(const probe::BackendReport& b) {
-  auto rank = [](const probe::OutputReport& o) {
-    return o.verdict == Verdict::mismatch ? 2 : o.inconclusive.empty() ? 0 : 1;
-  };
   const probe::OutputReport* worst = nullptr;
-  for (const auto& o : b.outputs) {
-    if (!worst || rank(o) > rank(*worst))
-      worst = &o;
-    else if (rank(o) == rank(*worst) && o.comparison && worst->comparison &&
-             o.comparison->max_abs > worst->comparison->max_abs)
-      worst = &o;
-  }
+  for (const auto& o : b.outputs)
+    if (!worst || shows_more(o, *worst)) worst = &o;
   return worst;
 }
 
@@ -36,16 +38,10 @@ const probe::OutputReport* worst_output(const probe::BackendReport& b) {
 // output when no other row has one.
 const probe::OutputReport* reference_output(const probe::ProbeReport& r, const probe::BackendReport& ref) {
   const probe::OutputReport* shown = nullptr;
-  auto rank = [](const probe::OutputReport& o) {
-    return o.verdict == Verdict::mismatch ? 2 : o.inconclusive.empty() ? 0 : 1;
-  };
   for (const auto& b : r.backends) {
     if (b.is_reference || b.error) continue;
     const auto* o = worst_output(b);
-    if (o && (!shown || rank(*o) > rank(*shown) ||
-              (rank(*o) == rank(*shown) && o->comparison && shown->comparison &&
-               o->comparison->max_abs > shown->comparison->max_abs)))
-      shown = o;
+    if (o && (!shown || shows_more(*o, *shown))) shown = o;
   }
   if (shown)
     for (const auto& o : ref.outputs)
