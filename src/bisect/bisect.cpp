@@ -214,9 +214,10 @@ uint64_t Bisector::estimate_bytes(const model::NodeOutput& t) const {
   uint64_t n = 1;
   for (int64_t d : *t.shape) {
     if (d < 0) return largest_input * 4;
-    n *= static_cast<uint64_t>(d);
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) return UINT64_MAX;
   }
-  return n * std::max<uint64_t>(1, dtype_size(t.dtype));
+  uint64_t bytes = 0;
+  return __builtin_mul_overflow(n, std::max<uint64_t>(1, dtype_size(t.dtype)), &bytes) ? UINT64_MAX : bytes;
 }
 
 Status Bisector::fetch_reference(const std::vector<std::string>& names) {

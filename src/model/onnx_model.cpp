@@ -99,12 +99,16 @@ void note_element_types(const onnx::GraphProto& g, ModelInfo& info) {
 // The bytes of a tensor's elements from its dims and type: the same figure whether the data sits
 // in raw_data, a typed field or an external file.
 std::uintmax_t element_bytes(const onnx::TensorProto& t) {
+  // A negative dim counts as empty, a product past 64 bits as the largest figure (fuzzed files).
   std::uintmax_t n = 1;
-  for (int64_t d : t.dims()) n *= static_cast<std::uintmax_t>(std::max<int64_t>(d, 0));
+  for (int64_t d : t.dims())
+    if (d <= 0) return 0;
+    else if (__builtin_mul_overflow(n, static_cast<std::uintmax_t>(d), &n)) return UINTMAX_MAX;
   const std::optional<DType> dtype = dtype_from_onnx(t.data_type());
   if (!dtype) return t.raw_data().size();
-  if (*dtype == DType::int4 || *dtype == DType::uint4) return (n + 1) / 2;  // two per byte on disk
-  return n * dtype_size(*dtype);
+  if (*dtype == DType::int4 || *dtype == DType::uint4) return n / 2 + n % 2;  // two per byte on disk
+  std::uintmax_t bytes = 0;
+  return __builtin_mul_overflow(n, dtype_size(*dtype), &bytes) ? UINTMAX_MAX : bytes;
 }
 
 void note_weight(ModelInfo& info, const onnx::TensorProto& t) {
@@ -171,8 +175,7 @@ void describe_nodes(const onnx::GraphProto& g, ModelInfo& info) {
 // The value of a one-element int32/int64 tensor, or nullopt. The size is read off the dims first,
 // so no large weight is decoded.
 std::optional<int64_t> single_integer(const onnx::TensorProto& t) {
-  int64_t n = 1;
-  for (const int64_t d : t.dims()) n *= d;
+  const int64_t n = shape_numel(Shape(t.dims().begin(), t.dims().end()));
   const bool int64 = t.data_type() == onnx::TensorProto::INT64,
              int32 = t.data_type() == onnx::TensorProto::INT32;
   if (n != 1 || !(int64 || int32)) return std::nullopt;

@@ -366,6 +366,15 @@ TEST(InspectModel, NegativeDimValueIsUnknown) {
   EXPECT_EQ(r->inputs[0].dims[1].value, 4);
 }
 
+// CI's fuzz run found dims whose product passes 2^63 in a Constant compared with an input; the
+// compared-with scan multiplied them in int64 (UBSan stops the fuzz target's replay of this seed).
+TEST(InspectModel, DimsPastInt64AreNoOneElementConstant) {
+  auto r = inspect_model((kModels / "crafted_constant_dims_overflow.onnx").string());
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_TRUE(r->compared_with.empty());
+  EXPECT_EQ(r->initializer_bytes, 0u);
+}
+
 // PaddleOCR's exporter keeps every weight in a Constant node: the largest weight (what the guard
 // holds an adapter's maxBufferSize to) counts those too.
 TEST(InspectModel, TheLargestWeightCountsConstantValues) {

@@ -12,6 +12,9 @@ crafted_split_no_outputs: a Split node with no outputs (beside a Relu that makes
 crafted_scan_body_arity: a Scan with 1 state and 1 scan input whose body takes 1 input, not 2.
 crafted_scan_num_scan_inputs: a Scan whose num_scan_inputs (3) exceeds its 2 inputs (bisect's
     unrolling read before the node's input list).
+crafted_constant_dims_overflow: Equal(n, c) where the Constant c declares dims [2^62, 101]
+    (found by CI's fuzz run: inspect's compared-with scan multiplied the dims in int64, undefined
+    behaviour past 2^63); the file must read, with no compared-with value for n.
 crafted_function_pool_stride0: the stride-0 MaxPool inside a model-local function: Parity's checks
     look at graphs, not function bodies, so only the guarded shape inference stands between it
     and a SIGFPE.
@@ -115,6 +118,15 @@ def crafted_function_pool_stride0():
     return model
 
 
+@_unchecked
+def crafted_constant_dims_overflow():
+    c = TensorProto(name="c_value", data_type=TensorProto.INT64, dims=[2**62, 101], int64_data=[16000])
+    nodes = [helper.make_node("Constant", [], ["c"], value=c, name="c"),
+             helper.make_node("Equal", ["n", "c"], ["y"], name="eq")]
+    return _model(nodes, [helper.make_tensor_value_info("n", TensorProto.INT64, [1])],
+                  [helper.make_tensor_value_info("y", TensorProto.BOOL, [1])])
+
+
 def _save_external(model, path):
     onnx.save(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
               location=os.path.basename(path)[:-len(".onnx")] + ".data", size_threshold=0)
@@ -135,5 +147,6 @@ def external_dq_blocked_multilayer():
 external_dq_blocked_multilayer.save = _save_external
 
 GENERATORS = [crafted_conv_stride0, crafted_maxpool_stride0, crafted_avgpool_stride0, crafted_lppool_stride0,
-              crafted_split_no_outputs, crafted_scan_body_arity, crafted_scan_num_scan_inputs, crafted_function_pool_stride0, external_matmul_add_relu,
+              crafted_split_no_outputs, crafted_scan_body_arity, crafted_scan_num_scan_inputs, crafted_function_pool_stride0, crafted_constant_dims_overflow,
+              external_matmul_add_relu,
               external_dq_blocked_multilayer]
