@@ -70,6 +70,10 @@ struct Comparison {
   // Elements where both sides are finite: the population of max_abs..psnr (0 when shapes differ
   // in element count, where nothing is compared).
   int64_t finite_pairs = 0;
+  // The largest share of its bound any finite pair uses, max |a - e| / (bound_abs + rtol*|e|):
+  // above 1 is a mismatch, and 1 / bound_used is the headroom a match had (docs/bisect.md's
+  // margins). Absent where values are compared exactly (integers, bool, strings); 0 when equal.
+  std::optional<double> bound_used;
 };
 
 // Tolerance of one output, element-wise: |a - e| <= max(atol, scale_rtol * max|ref|) + rtol * |e|.

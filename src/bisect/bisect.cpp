@@ -786,6 +786,19 @@ const TensorReport* row_named(const std::vector<TensorReport>& tensors, const st
   return nullptr;
 }
 
+double Margin::headroom() const {
+  return bound_used > 0 ? 1 / bound_used : std::numeric_limits<double>::infinity();
+}
+
+std::optional<Margin> closest_match(const std::vector<TensorReport>& tensors) {
+  std::optional<Margin> m;
+  for (const auto& t : tensors) {
+    if (!t.compared || t.verdict != Verdict::match || !t.metrics || !t.metrics->bound_used) continue;
+    if (!m || *t.metrics->bound_used > m->bound_used) m = Margin{t.name, t.node, t.op_type, *t.metrics->bound_used};
+  }
+  return m;
+}
+
 namespace {
 
 // Error relative to the reference's own scale: comparable across tensors of any magnitude.

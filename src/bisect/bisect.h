@@ -65,6 +65,19 @@ struct TensorReport {
 // The row of tensor `name` in `tensors`; nullptr when it has none.
 const TensorReport* row_named(const std::vector<TensorReport>& tensors, const std::string& name);
 
+// The matching tensor that came closest to its bound (largest Comparison::bound_used): the
+// margin a clean run had, 1 / bound_used times its error (docs/bisect.md, "Margins").
+struct Margin {
+  std::string tensor;
+  std::string node;
+  std::string op_type;
+  double bound_used = 0;
+  double headroom() const;  // 1 / bound_used; infinity when every compared tensor was exact
+};
+
+// The margin of the matching compared tensors in `tensors`; nullopt when none was compared.
+std::optional<Margin> closest_match(const std::vector<TensorReport>& tensors);
+
 struct FirstDivergent {
   std::string tensor;
   std::string node;

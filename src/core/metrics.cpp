@@ -206,21 +206,31 @@ ErrorSums sum_errors(const double* a, const double* e, std::size_t m, double ato
   return {sum_abs, sum_sq, max_abs, max_rel, ref_max_abs, worst, over, non_finite, nan_mismatch};
 }
 
-// Finite pairs with |a - e| > bound_abs + rtol*|e|: the second pass compare_tensors makes only when
-// the scale term widened the floor after elements already failed the narrower one.
-int64_t count_over(const Tensor& actual, const Tensor& expected, std::size_t n, double bound_abs,
-                   double rtol) {
+// The second pass once the bound is known (the scale term needs the reference's largest value):
+// how much of its bound the worst finite pair uses, and how many pairs exceed it.
+struct BoundUse {
+  double used = 0;
   int64_t over = 0;
+};
+
+BoundUse measure_bound_use(const Tensor& actual, const Tensor& expected, std::size_t n, double bound_abs,
+                           double rtol) {
+  BoundUse u;
   std::array<double, kChunk> a{}, e{};
   for (std::size_t base = 0; base < n; base += kChunk) {
     const std::size_t m = std::min(kChunk, n - base);
     load_chunk(actual, base, m, a.data());
     load_chunk(expected, base, m, e.data());
-    for (std::size_t j = 0; j < m; ++j)
-      if (std::isfinite(a[j]) && std::isfinite(e[j]))
-        over += !(std::fabs(a[j] - e[j]) <= bound_abs + rtol * std::fabs(e[j]));
+    for (std::size_t j = 0; j < m; ++j) {
+      if (!std::isfinite(a[j]) || !std::isfinite(e[j])) continue;  // nan_mismatch, counted already
+      const double d = std::fabs(a[j] - e[j]), bound = bound_abs + rtol * std::fabs(e[j]);
+      u.over += !(d <= bound);
+      // Divide only on a new maximum; a zero bound (--atol 0 --rtol 0) is used infinitely.
+      if (d > u.used * bound) [[unlikely]]
+        u.used = bound > 0 ? d / bound : std::numeric_limits<double>::infinity();
+    }
   }
-  return over;
+  return u;
 }
 
 // Bit-exact mismatches among elements [base, base + m) of two same-dtype tensors; the first one
@@ -283,17 +293,20 @@ std::size_t add_finite_pairs(double* __restrict a, double* __restrict e, std::si
   return k;
 }
 
-// The scale term is known only once the reference has been read: elements that failed the
-// narrower atol floor are counted again against the widened one (no second pass otherwise).
-void widen_bound(const Tensor& actual, const Tensor& expected, std::size_t n, const Tolerance& tol,
-                 bool exact_bits, Comparison& c) {
+// The scale term is known only once the reference has been read: a second pass, only where some
+// pair differs, measures the bound's use and counts again the pairs that failed the narrower floor.
+void settle_bound(const Tensor& actual, const Tensor& expected, std::size_t n, const Tolerance& tol,
+                  bool exact_bits, Comparison& c) {
   c.bound_abs = tol.atol;
+  const bool is_float = !exact_bits && dtype_is_float(expected.dtype());
   const double widened = std::max(tol.scale_rtol * c.ref_max_abs, tol.noise_abs);
-  if (!exact_bits && dtype_is_float(expected.dtype()) && widened > tol.atol) {
-    c.bound_abs = widened;
-    if (c.elements_over_tol > c.nan_mismatch)
-      c.elements_over_tol = c.nan_mismatch + count_over(actual, expected, n, c.bound_abs, tol.rtol);
-  }
+  if (is_float && widened > tol.atol) c.bound_abs = widened;
+  if (!is_float || c.finite_pairs == 0) return;
+  c.bound_used = 0.0;
+  if (c.max_abs == 0) return;
+  const BoundUse u = measure_bound_use(actual, expected, n, c.bound_abs, tol.rtol);
+  c.bound_used = u.used;
+  c.elements_over_tol = c.nan_mismatch + u.over;
 }
 
 // mean_abs, cosine, pearson and (for image-like shapes) PSNR from the finite pairs' sums.
@@ -595,7 +608,7 @@ Comparison compare_tensors(const Tensor& actual, const Tensor& expected, const T
   }
   // Bit-exact integer mismatches can hide below double resolution; still point at one.
   if (exact_bits && c.worst_index < 0 && sums.first_over >= 0) c.worst_index = sums.first_over;
-  widen_bound(actual, expected, n, tol, exact_bits, c);
+  settle_bound(actual, expected, n, tol, exact_bits, c);
   finish_correlations(sums, actual.shape(), c);
   if (topk && top.rows() > 0) {
     c.top1_agree = top.top1();

@@ -91,6 +91,14 @@ json bisect_to_json(const bisect::BisectReport& r) {
   } else {
     j["first_divergent"] = nullptr;
   }
+  if (const auto m = bisect::closest_match(r.tensors))
+    j["margin"] = {{"tensor", m->tensor},
+                   {"node", m->node},
+                   {"op_type", m->op_type},
+                   {"bound_used", json_number(m->bound_used)},
+                   {"headroom", json_number(m->headroom())}};
+  else
+    j["margin"] = nullptr;
   json tensors = json::array();
   for (const auto& t : r.tensors) tensors.push_back(tensor_json(t));
   j["tensors"] = std::move(tensors);
@@ -158,6 +166,10 @@ std::string bisect_text(const bisect::BisectReport& r) {
   } else {
     s += "no divergence: every compared tensor matches the reference\n";
   }
+  if (const auto m = bisect::closest_match(r.tensors))
+    s += m->bound_used == 0 ? "margin: every matching tensor is exact\n"
+                            : fmt::format("margin: {:.3g}x headroom; closest to its bound: {} (node {}, {}) at {:.3g} of it\n",
+                                          m->headroom(), m->tensor, m->node, m->op_type, m->bound_used);
   for (const auto& n : r.notes) s += "note: " + n + "\n";
   if (r.repro_dir) s += "repro folder: " + r.repro_dir->string() + "\n";
   s += fmt::format("backend runs: {}, wall {} (plain target run {})\n", r.backend_runs, ms_text(r.wall_ms),

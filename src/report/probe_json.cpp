@@ -80,7 +80,7 @@ json comparison_to_json(const Comparison& c) {
           {"top1_agree", opt_number(c.top1_agree)}, {"top5_agree", opt_number(c.top5_agree)},
           {"nan_mismatch", c.nan_mismatch},         {"elements_over_tol", c.elements_over_tol},
           {"worst_index", c.worst_index},           {"ref_max_abs", json_number(c.ref_max_abs)},
-          {"bound_abs", json_number(c.bound_abs)}};
+          {"bound_abs", json_number(c.bound_abs)},  {"bound_used", opt_number(c.bound_used)}};
 }
 
 json tolerance_to_json(const Tolerance& t, const Comparison* c) {

@@ -557,6 +557,35 @@ TEST(ScaleAwareTolerance, AnErrorOfTheTensorsOwnSizeStillFailsAndNamesTheBound) 
                                   "0.001*|ref|; max_abs 0.5 at index 1"));
 }
 
+// bound_used is the worst pair's share of its own bound: 1 / bound_used is the headroom a match had.
+TEST(BoundUsed, IsTheWorstPairsShareOfItsBoundUnderTheSettledScale) {
+  // bound_abs settles at 1e-4*50 = 5e-3 after the pass; pairs: 50 (bound 0.055, d 0.011 -> 0.2),
+  // 0 (bound 0.005, d 0.004 -> 0.8), -30 (bound 0.035, d 0.0035 -> 0.1).
+  const auto e = f64({3}, {50, 0, -30});
+  const auto a = f64({3}, {50.011, 0.004, -30.0035});
+  const auto c = compare_tensors(a, e, default_tolerance(DType::float32));
+  ASSERT_TRUE(c.bound_used.has_value());
+  EXPECT_NEAR(*c.bound_used, 0.8, 1e-9);
+  EXPECT_EQ(c.elements_over_tol, 0);
+  // Over the bound: the share passes 1 exactly when allclose fails.
+  const auto over = compare_tensors(f64({3}, {50.011, 0.0101, -30.0035}), e, default_tolerance(DType::float32));
+  EXPECT_NEAR(*over.bound_used, 2.02, 1e-9);
+  EXPECT_EQ(over.elements_over_tol, 1);
+}
+
+TEST(BoundUsed, ZeroWhenEqualAbsentForExactTypesInfiniteUnderAZeroBound) {
+  const auto e = f32({2}, {1, 2});
+  EXPECT_EQ(compare_tensors(e, e, default_tolerance(DType::float32)).bound_used, 0.0);
+  const auto i = typed(DType::int64, {2}, std::vector<int64_t>{1, 2});
+  EXPECT_FALSE(compare_tensors(i, i, default_tolerance(DType::int64)).bound_used.has_value());
+  const auto zero_bound = compare_tensors(f32({2}, {1, 2.5f}), e, fixed_tolerance(0, 0));
+  EXPECT_TRUE(std::isinf(*zero_bound.bound_used));
+  // NaN pairs are nan_mismatch, not a share of a bound.
+  const auto nan = compare_tensors(f32({2}, {1, std::nanf("")}), e, default_tolerance(DType::float32));
+  EXPECT_EQ(*nan.bound_used, 0.0);
+  EXPECT_EQ(nan.elements_over_tol, 1);
+}
+
 TEST(ScaleAwareTolerance, SmallTensorsKeepTheAbsoluteFloor) {
   const auto e = f32({2}, {0.5f, 0});
   const auto a = f32({2}, {0.5f, 2e-4f});
