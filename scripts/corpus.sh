@@ -57,12 +57,19 @@ for model in $MODELS; do
   name=$(basename "$model" .onnx)
   dir="$out/$name"
   mkdir -p "$dir"
-  # inspect's suggested flags, as a user would paste them (docs/inspect.md).
+  # inspect's suggested flags, as a user would paste them (docs/inspect.md), unless
+  # scripts/corpus_inputs.txt gives the model real data.
   "$parity" inspect "$model" --json "$dir/inspect.json" >"$dir/inspect.log" 2>&1
   mapfile -t flags < <(python3 -c '
 import json, shlex, sys
-for f in json.load(open(sys.argv[1])).get("suggested_flags", []): print("\n".join(shlex.split(f)))' \
-    "$dir/inspect.json" 2>/dev/null)
+name, inspect, overrides, root = sys.argv[1:]
+for line in open(overrides):
+    words = shlex.split(line, comments=True)
+    if words and words[0] == name:
+        print("\n".join(w.replace("{root}", root) for w in words[1:]))
+        sys.exit()
+for f in json.load(open(inspect)).get("suggested_flags", []): print("\n".join(shlex.split(f)))' \
+    "$name" "$dir/inspect.json" "$root/scripts/corpus_inputs.txt" "$root" 2>/dev/null)
   say "$name: flags ${flags[*]:-(none)}"
   if has_step probe; then
     run_step "$dir/probe" probe "$model" "${flags[@]}" --backends "cpu,$backends" -q

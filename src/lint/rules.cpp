@@ -286,6 +286,22 @@ std::vector<Match> dq_uint8_zero_point(const GraphFacts& f) {
   return out;
 }
 
+// One scale for the whole tensor over an input whose first dim may be above 1: JSEP indexes the
+// scale by row (docs/findings/web-jsep-dq-per-tensor-scale). Rank 1 and a first dim of 1 are right.
+std::vector<Match> dq_per_tensor_scale(const GraphFacts& f) {
+  std::vector<Match> out;
+  for (const FactNode& n : all_nodes(f)) {
+    if (!is_op(n, "DequantizeLinear") || n.input(1).empty()) continue;
+    const auto scale = f.shape_of(n.input(1));
+    if (!scale || shape_numel(*scale) != 1) continue;
+    const auto x = f.shape_of(n.input(0));
+    if (x && (x->size() < 2 || (*x)[0] == 1)) continue;
+    out.push_back({{n.name}, x ? fmt::format("one scale over a {} input", shape_to_string(*x))
+                               : "one scale over an input of unknown shape"});
+  }
+  return out;
+}
+
 std::vector<Match> fp16_needs_shader_f16(const GraphFacts& f) {
   std::vector<std::string> nodes;
   std::size_t count = 0;
@@ -451,11 +467,27 @@ const std::vector<Rule>& rules() {
        Severity::error,
        "DequantizeLinear with a uint8 zero point",
        {"web-jsep", "web-webgpu"},
-       "JSEP computes x - zero_point in unsigned 32-bit arithmetic: every x below the zero point wraps "
-       "(-256 comes back as 8.59e9), silently",
-       "use web-webgpu from onnxruntime-web 1.30 or web-wasm, or requantize to int8 with a zero point of 0",
+       "JSEP computes x - zero_point in unsigned 32-bit arithmetic for a uint8 zero point above 0: every x "
+       "below the zero point wraps (-256 comes back as 8.59e9), silently, per-tensor and per-column alike; "
+       "a uint8 zero point of 0 and int8 zero points are right",
+       "use web-webgpu from onnxruntime-web 1.30 or web-wasm, or requantize to int8 (x - 128 and zero point "
+       "- 128: the same numbers) with one scale per output column; measured right on JSEP at opsets 13, 19 "
+       "and 21 (docs/findings/web-jsep-dq-per-tensor-scale). int8 with one scale for the whole tensor is "
+       "still wrong there (dq-per-tensor-scale)",
        "web-jsep-test_dequantizelinear",
        dq_uint8_zero_point},
+      {"dq-per-tensor-scale",
+       Severity::error,
+       "DequantizeLinear with one scale for a tensor of rank 2 or more",
+       {"web-jsep", "web-webgpu"},
+       "JSEP reads a per-tensor scale as if it held one value per row: every row past the first takes "
+       "whatever lies past the scale (max_abs 7 to 52 on weight-only QDQ MatMuls, int8 or uint8, any zero "
+       "point, opsets 13 to 21; transformers.js' q8 and ORT's default weight-only quantization write this "
+       "layout). Found by parity hunt and a 66-case scan",
+       "use web-webgpu from onnxruntime-web 1.30 or web-wasm, or give the scale one value per output column "
+       "(axis=1, the same value repeated: the same numbers), measured right on JSEP at opsets 13, 19 and 21",
+       "web-jsep-dq-per-tensor-scale",
+       dq_per_tensor_scale},
       {"convtranspose-3d",
        Severity::error,
        "3-D ConvTranspose",

@@ -36,6 +36,10 @@ const RuleCase kCases[] = {
     {"maxpool-dilations", "sweep_pool_dilated", "lint_maxpool_plain", "dilations [2,2]"},
     {"pool-ceil-mode", "lint_maxpool_ceil", "lint_maxpool_plain", "MaxPool with ceil_mode 1, kernel [3,3]"},
     {"dq-uint8-zero-point", "lint_dq_uint8_zero_point", "lint_dq_int8_zero_point", "uint8 zero point 128"},
+    // The weight-only QDQ MatMul of transformers.js' q8 (a [K, N] weight, one scale); per column is clean.
+    {"dq-per-tensor-scale", "qdq_w8_matmul", "qdq_w8_matmul_opset19", "one scale over a [120,120] input"},
+    {"dq-per-tensor-scale", "findings:web-jsep-dq-per-tensor-scale", "lint_dq_per_axis_1d",
+     "one scale over a [2,4] input"},
     {"fp16-needs-shader-f16", "lint_fp16_unfolded_matmul", "lint_fp32_folded_matmul",
      "compute float16 values"},
     {"fp16-constant-island", "lint_fp16_unfolded_matmul", "lint_fp32_folded_matmul",
