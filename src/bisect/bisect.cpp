@@ -794,7 +794,8 @@ std::optional<Margin> closest_match(const std::vector<TensorReport>& tensors) {
   std::optional<Margin> m;
   for (const auto& t : tensors) {
     if (!t.compared || t.verdict != Verdict::match || !t.metrics || !t.metrics->bound_used) continue;
-    if (!m || *t.metrics->bound_used > m->bound_used) m = Margin{t.name, t.node, t.op_type, *t.metrics->bound_used};
+    if (!m || *t.metrics->bound_used > m->bound_used)
+      m = Margin{t.name, t.node, t.op_type, *t.metrics->bound_used};
   }
   return m;
 }

@@ -296,8 +296,9 @@ std::vector<Match> dq_per_tensor_scale(const GraphFacts& f) {
     if (!scale || shape_numel(*scale) != 1) continue;
     const auto x = f.shape_of(n.input(0));
     if (x && (x->size() < 2 || (*x)[0] == 1)) continue;
-    out.push_back({{n.name}, x ? fmt::format("one scale over a {} input", shape_to_string(*x))
-                               : "one scale over an input of unknown shape"});
+    out.push_back({{n.name},
+                   x ? fmt::format("one scale over a {} input", shape_to_string(*x))
+                     : "one scale over an input of unknown shape"});
   }
   return out;
 }

@@ -102,8 +102,10 @@ std::uintmax_t element_bytes(const onnx::TensorProto& t) {
   // A negative dim counts as empty, a product past 64 bits as the largest figure (fuzzed files).
   std::uintmax_t n = 1;
   for (int64_t d : t.dims())
-    if (d <= 0) return 0;
-    else if (__builtin_mul_overflow(n, static_cast<std::uintmax_t>(d), &n)) return UINTMAX_MAX;
+    if (d <= 0)
+      return 0;
+    else if (__builtin_mul_overflow(n, static_cast<std::uintmax_t>(d), &n))
+      return UINTMAX_MAX;
   const std::optional<DType> dtype = dtype_from_onnx(t.data_type());
   if (!dtype) return t.raw_data().size();
   if (*dtype == DType::int4 || *dtype == DType::uint4) return n / 2 + n % 2;  // two per byte on disk

@@ -167,9 +167,11 @@ std::string bisect_text(const bisect::BisectReport& r) {
     s += "no divergence: every compared tensor matches the reference\n";
   }
   if (const auto m = bisect::closest_match(r.tensors))
-    s += m->bound_used == 0 ? "margin: every matching tensor is exact\n"
-                            : fmt::format("margin: {:.3g}x headroom; closest to its bound: {} (node {}, {}) at {:.3g} of it\n",
-                                          m->headroom(), m->tensor, m->node, m->op_type, m->bound_used);
+    s += m->bound_used == 0
+             ? "margin: every matching tensor is exact\n"
+             : fmt::format(
+                   "margin: {:.3g}x headroom; closest to its bound: {} (node {}, {}) at {:.3g} of it\n",
+                   m->headroom(), m->tensor, m->node, m->op_type, m->bound_used);
   for (const auto& n : r.notes) s += "note: " + n + "\n";
   if (r.repro_dir) s += "repro folder: " + r.repro_dir->string() + "\n";
   s += fmt::format("backend runs: {}, wall {} (plain target run {})\n", r.backend_runs, ms_text(r.wall_ms),

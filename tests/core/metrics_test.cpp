@@ -568,7 +568,8 @@ TEST(BoundUsed, IsTheWorstPairsShareOfItsBoundUnderTheSettledScale) {
   EXPECT_NEAR(*c.bound_used, 0.8, 1e-9);
   EXPECT_EQ(c.elements_over_tol, 0);
   // Over the bound: the share passes 1 exactly when allclose fails.
-  const auto over = compare_tensors(f64({3}, {50.011, 0.0101, -30.0035}), e, default_tolerance(DType::float32));
+  const auto over =
+      compare_tensors(f64({3}, {50.011, 0.0101, -30.0035}), e, default_tolerance(DType::float32));
   EXPECT_NEAR(*over.bound_used, 2.02, 1e-9);
   EXPECT_EQ(over.elements_over_tol, 1);
 }
