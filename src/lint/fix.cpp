@@ -66,10 +66,18 @@ std::string worst_detail(const probe::BackendReport& b) {
   return fmt::format("max_abs {:.3g}", worst);
 }
 
+// The static shape of the first input of top-level node `name`, where known.
+std::optional<Shape> input_shape(const model::GraphFacts& facts, const std::string& name) {
+  for (const auto& candidate : facts.nodes)
+    if (candidate.name == name) return facts.shape_of(candidate.input(0));
+  return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<std::string>& fixable_rules() {
-  static const std::vector<std::string> kRules{"dq-blocked-1d", "slice-negative-step", "conv-no-kernel-shape",
+  static const std::vector<std::string> kRules{"dq-blocked-1d",        "dq-per-tensor-scale",
+                                               "slice-negative-step",  "conv-no-kernel-shape",
                                                "fp16-constant-island", "unsorted-graph"};
   return kRules;
 }
@@ -80,8 +88,8 @@ Result<FixReport> fix_model(const FixOptions& o, const LintReport& lint,
     if (r != "all" && std::find(fixable_rules().begin(), fixable_rules().end(), r) == fixable_rules().end())
       return make_error(ErrorKind::bad_input, Stage::parse_args,
                         "--apply " + r + ": Parity has no exact fix for it",
-                        "fixable: dq-blocked-1d, slice-negative-step, conv-no-kernel-shape, "
-                        "fp16-constant-island, unsorted-graph, all");
+                        "fixable: dq-blocked-1d, dq-per-tensor-scale, slice-negative-step, "
+                        "conv-no-kernel-shape, fp16-constant-island, unsorted-graph, all");
   FixReport report;
   report.out = o.out;
   PARITY_ASSIGN_OR_RETURN(facts, model::read_graph_facts(o.lint.model));
@@ -110,12 +118,20 @@ Result<FixReport> fix_model(const FixOptions& o, const LintReport& lint,
       for (const auto& n : hit.nodes) PARITY_TRY(rewriter.expand_blocked_dequantize(n));
       applied.what = fmt::format(
           "{} DequantizeLinear: scales and zero points per element, block_size dropped", hit.nodes.size());
+    } else if (hit.rule == "dq-per-tensor-scale") {
+      for (const auto& n : hit.nodes) {
+        const auto shape = input_shape(facts, n);
+        if (!shape || shape->empty() || (*shape)[0] <= 0)
+          return make_error(ErrorKind::bad_input, Stage::write_output,
+                            "the rows of DequantizeLinear '" + n + "' are not known",
+                            "give the input a fixed shape (--shape)");
+        PARITY_TRY(rewriter.expand_per_tensor_dequantize(n, (*shape)[0]));
+      }
+      applied.what = fmt::format(
+          "{} DequantizeLinear: the one scale and zero point repeated per row (axis 0)", hit.nodes.size());
     } else if (hit.rule == "slice-negative-step") {
       for (const auto& n : hit.nodes) {
-        const model::FactNode* node = nullptr;
-        for (const auto& candidate : facts.nodes)
-          if (candidate.name == n) node = &candidate;
-        const auto shape = node ? facts.shape_of(node->input(0)) : std::nullopt;
+        const auto shape = input_shape(facts, n);
         if (!shape)
           return make_error(ErrorKind::bad_input, Stage::write_output,
                             "the data shape of Slice '" + n + "' is not known",

@@ -485,8 +485,9 @@ const std::vector<Rule>& rules() {
        "whatever lies past the scale (max_abs 7 to 52 on weight-only QDQ MatMuls, int8 or uint8, any zero "
        "point, opsets 13 to 21; transformers.js' q8 and ORT's default weight-only quantization write this "
        "layout). Found by parity hunt and a 66-case scan",
-       "use web-webgpu from onnxruntime-web 1.30 or web-wasm, or give the scale one value per output column "
-       "(axis=1, the same value repeated: the same numbers), measured right on JSEP at opsets 13, 19 and 21",
+       "--fix dq-per-tensor-scale repeats the scale (and zero point) per row on axis 0: the same numbers "
+       "through JSEP's per-axis path (a weight-only q8 MatMul of real weights: mismatch -> ok on web-jsep); "
+       "or use web-webgpu from onnxruntime-web 1.30 or web-wasm",
        "web-jsep-dq-per-tensor-scale",
        dq_per_tensor_scale},
       {"convtranspose-3d",

@@ -152,6 +152,34 @@ Status ModelRewriter::expand_blocked_dequantize(const std::string& name) {
   return ok_status();
 }
 
+Status ModelRewriter::expand_per_tensor_dequantize(const std::string& name, int64_t rows) {
+  onnx::GraphProto& g = *impl_->model.mutable_graph();
+  onnx::NodeProto* n = find_node(g, name);
+  if (!n || n->op_type() != "DequantizeLinear")
+    return rewrite_error("no DequantizeLinear node '" + name + "'");
+  if (rows <= 0)
+    return rewrite_error("the rows of '" + n->input(0) + "' are not known", "give it a fixed shape");
+  for (int slot = 1; slot < std::min(n->input_size(), 3); ++slot) {
+    if (n->input(slot).empty()) continue;
+    PARITY_ASSIGN_OR_RETURN(one, initializer_value(g, n->input(slot), impl_->path.string()));
+    if (one.numel() != 1) return rewrite_error("'" + n->input(slot) + "' holds more than one value");
+    PARITY_ASSIGN_OR_RETURN(per_row, per_element(one, rows, rows));
+    const std::string fresh = unused_name(g, n->input(slot) + "_per_row");
+    PARITY_TRY(add_initializer(g, {fresh, std::move(per_row)}));
+    n->set_input(slot, fresh);
+  }
+  onnx::AttributeProto* axis = nullptr;
+  for (auto& a : *n->mutable_attribute())
+    if (a.name() == "axis") axis = &a;
+  if (!axis) {
+    axis = n->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+  }
+  axis->set_i(0);
+  return ok_status();
+}
+
 Status ModelRewriter::rewrite_negative_step_slice(const std::string& name, const Shape& data_shape) {
   onnx::GraphProto& g = *impl_->model.mutable_graph();
   onnx::NodeProto* n = find_node(g, name);

@@ -27,6 +27,10 @@ class ModelRewriter {
   // one per element (scale[i / block_size]), new initializers, and block_size goes. The values
   // are the same numbers; the per-axis path of a kernel computes them.
   Status expand_blocked_dequantize(const std::string& name);
+  // Node `name` (a DequantizeLinear with a one-element scale, and zero point, over an input of
+  // `rows` rows): scale and zero point become `rows` copies of their value on axis 0. The same
+  // numbers, through the per-axis path (JSEP reads a per-tensor scale per row and is wrong).
+  Status expand_per_tensor_dequantize(const std::string& name, int64_t rows);
   // Node `name` (a Slice with constant starts, ends, axes and steps over data of `data_shape`): each
   // negative-step axis whose start is neither -1 nor at the end first gets a forward slice [0,
   // start], then slices from -1 with its own end and step. The same elements, in the same order,

@@ -62,6 +62,8 @@ const FixCase kFixCases[] = {
     {"webgpu_bug_slice_negative_step_multilayer", "webgpu", "slice-negative-step", "mismatch"},
     {"lint_fp16_island_in_fp32", "webgpu", "fp16-constant-island", "unavailable"},  // no shader-f16
     {"lint_conv_no_kernel_shape", "web-jsep", "conv-no-kernel-shape", "error"},
+    // transformers.js' q8 layout on real PP-OCRv4 weights: one scale for a [120, 120] weight.
+    {"qdq_w8_matmul", "web-jsep", "dq-per-tensor-scale", "mismatch"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Lint, LintFix, ::testing::ValuesIn(kFixCases),
