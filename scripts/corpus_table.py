@@ -75,7 +75,7 @@ def bisect_cells(bisect, rc):
         return "-", None, "could not run: " + (bisect["error"].get("kind") or "?")
     margin, headroom = "-", None
     m = bisect.get("margin")
-    if m:
+    if m and not bisect.get("first_divergent"):  # a margin is a clean run's
         headroom = number(m.get("headroom"))
         if headroom is not None and headroom != float("inf"):
             margin = f"{headroom:.3g}x ({m.get('op_type')} `{m.get('node')}`)"

@@ -91,7 +91,8 @@ json bisect_to_json(const bisect::BisectReport& r) {
   } else {
     j["first_divergent"] = nullptr;
   }
-  if (const auto m = bisect::closest_match(r.tensors))
+  // A margin says how close a clean run came to a false alarm; past a divergence it means nothing.
+  if (const auto m = r.first_divergent ? std::nullopt : bisect::closest_match(r.tensors))
     j["margin"] = {{"tensor", m->tensor},
                    {"node", m->node},
                    {"op_type", m->op_type},
@@ -166,7 +167,7 @@ std::string bisect_text(const bisect::BisectReport& r) {
   } else {
     s += "no divergence: every compared tensor matches the reference\n";
   }
-  if (const auto m = bisect::closest_match(r.tensors))
+  if (const auto m = r.first_divergent ? std::nullopt : bisect::closest_match(r.tensors))
     s += m->bound_used == 0
              ? "margin: every matching tensor is exact\n"
              : fmt::format(
