@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <new>
 #include <set>
@@ -89,6 +90,22 @@ Result<Tensor> per_element(const Tensor& blocked, int64_t n, int64_t block) {
   return Tensor::from_bytes(blocked.dtype(), {n}, std::move(bytes));
 }
 
+// DequantizeLinear `n`'s scale and zero point (inputs 1 and 2, where given) replaced by new
+// initializers `expand` makes of their values, named after the old ones with `suffix`.
+Status expand_quantization_params(
+    onnx::GraphProto& g, onnx::NodeProto& n, const std::string& origin, const std::string& suffix,
+    const std::function<Result<Tensor>(const std::string&, const Tensor&)>& expand) {
+  for (int slot = 1; slot < std::min(n.input_size(), 3); ++slot) {
+    if (n.input(slot).empty()) continue;
+    PARITY_ASSIGN_OR_RETURN(value, initializer_value(g, n.input(slot), origin));
+    PARITY_ASSIGN_OR_RETURN(expanded, expand(n.input(slot), value));
+    const std::string fresh = unused_name(g, n.input(slot) + suffix);
+    PARITY_TRY(add_initializer(g, {fresh, std::move(expanded)}));
+    n.set_input(slot, fresh);
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 struct ModelRewriter::Impl {
@@ -140,14 +157,9 @@ Status ModelRewriter::expand_blocked_dequantize(const std::string& name) {
   if (count <= 0)
     return rewrite_error("the length of '" + n->input(0) + "' is not known",
                          "give the input a fixed 1-D shape");
-  for (int slot = 1; slot < std::min(n->input_size(), 3); ++slot) {
-    if (n->input(slot).empty()) continue;
-    PARITY_ASSIGN_OR_RETURN(blocked, initializer_value(g, n->input(slot), origin));
-    PARITY_ASSIGN_OR_RETURN(expanded, per_element(blocked, count, block));
-    const std::string fresh = unused_name(g, n->input(slot) + "_per_element");
-    PARITY_TRY(add_initializer(g, {fresh, std::move(expanded)}));
-    n->set_input(slot, fresh);
-  }
+  PARITY_TRY(expand_quantization_params(
+      g, *n, origin, "_per_element",
+      [&](const std::string&, const Tensor& blocked) { return per_element(blocked, count, block); }));
   n->mutable_attribute()->DeleteSubrange(block_attr, 1);
   return ok_status();
 }
@@ -159,15 +171,12 @@ Status ModelRewriter::expand_per_tensor_dequantize(const std::string& name, int6
     return rewrite_error("no DequantizeLinear node '" + name + "'");
   if (rows <= 0)
     return rewrite_error("the rows of '" + n->input(0) + "' are not known", "give it a fixed shape");
-  for (int slot = 1; slot < std::min(n->input_size(), 3); ++slot) {
-    if (n->input(slot).empty()) continue;
-    PARITY_ASSIGN_OR_RETURN(one, initializer_value(g, n->input(slot), impl_->path.string()));
-    if (one.numel() != 1) return rewrite_error("'" + n->input(slot) + "' holds more than one value");
-    PARITY_ASSIGN_OR_RETURN(per_row, per_element(one, rows, rows));
-    const std::string fresh = unused_name(g, n->input(slot) + "_per_row");
-    PARITY_TRY(add_initializer(g, {fresh, std::move(per_row)}));
-    n->set_input(slot, fresh);
-  }
+  PARITY_TRY(expand_quantization_params(g, *n, impl_->path.string(), "_per_row",
+                                        [&](const std::string& input, const Tensor& one) -> Result<Tensor> {
+                                          if (one.numel() != 1)
+                                            return rewrite_error("'" + input + "' holds more than one value");
+                                          return per_element(one, rows, rows);
+                                        }));
   onnx::AttributeProto* axis = nullptr;
   for (auto& a : *n->mutable_attribute())
     if (a.name() == "axis") axis = &a;
